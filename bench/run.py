@@ -1,0 +1,120 @@
+"""ragls benchmarks (``make bench``; not part of ``make test``).
+
+Measures the retrieval core on a deterministic synthetic corpus: building a BM25Stream and an
+InMemoryKnowledgeBase, and query latency of BM25 alone and of the hybrid search (BM25 + TF-IDF
+fused by RRF). Every figure is a median over repeated runs; latencies are percentiles over a fixed
+query set. Results are printed as a Markdown table and written as JSON to bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ragls.core.bm25 import BM25Stream
+from ragls.core.documents import Document
+from ragls.service.rag_service import RagService
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def synthetic_corpus(documents: int, seed: int = 7) -> list[Document]:
+    """Documents of 40-160 words drawn from a Zipf-like vocabulary of 20,000 identifiers."""
+    rng = random.Random(seed)
+    vocabulary = [f"w{index:05d}" for index in range(20_000)]
+    weights = [1.0 / (rank + 1) for rank in range(len(vocabulary))]
+    corpus = []
+    for index in range(documents):
+        words = rng.choices(vocabulary, weights, k=rng.randint(40, 160))
+        metadata = {"file": f"src/module_{index // 8}.py"}
+        corpus.append(Document(f"src/module_{index // 8}.py:{index}", " ".join(words), metadata))
+    return corpus
+
+
+def queries(corpus: list[Document], count: int = 200, seed: int = 11) -> list[str]:
+    """Queries of 2-6 words sampled from the corpus itself, so most have matches."""
+    rng = random.Random(seed)
+    found = []
+    for _ in range(count):
+        words = rng.choice(corpus).content.split()
+        start = rng.randrange(max(1, len(words) - 6))
+        found.append(" ".join(words[start : start + rng.randint(2, 6)]))
+    return found
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def latencies(search: Callable[[str], object], query_set: list[str]) -> list[float]:
+    return [timed(lambda q=query: search(q)) * 1000 for query in query_set]
+
+
+def bench_core(documents: int, repeats: int) -> dict[str, float]:
+    corpus = synthetic_corpus(documents)
+    query_set = queries(corpus)
+    build_bm25, build_service, bm25_p50, bm25_p95, hybrid_p50, hybrid_p95 = ([] for _ in range(6))
+    for _ in range(repeats):
+        stream = BM25Stream(max_documents=max(documents, 10_000))
+        build_bm25.append(timed(lambda s=stream: s.replace_documents((), corpus)))
+        service = RagService(bm25=BM25Stream(max_documents=max(documents, 10_000)))
+        build_service.append(timed(lambda s=service: [s.add_document(d.content) for d in corpus]))
+        samples = latencies(lambda q, s=stream: s.search(q, 10), query_set)
+        bm25_p50.append(percentile(samples, 0.5))
+        bm25_p95.append(percentile(samples, 0.95))
+        service.search(query_set[0], 10)  # first search computes the TF-IDF norms once
+        samples = latencies(lambda q, s=service: s.search(q, 10), query_set)
+        hybrid_p50.append(percentile(samples, 0.5))
+        hybrid_p95.append(percentile(samples, 0.95))
+    return {
+        "documents": documents,
+        "bm25_build_s": statistics.median(build_bm25),
+        "bm25_docs_per_s": documents / statistics.median(build_bm25),
+        "service_add_s": statistics.median(build_service),
+        "bm25_search_p50_ms": statistics.median(bm25_p50),
+        "bm25_search_p95_ms": statistics.median(bm25_p95),
+        "hybrid_search_p50_ms": statistics.median(hybrid_p50),
+        "hybrid_search_p95_ms": statistics.median(hybrid_p95),
+    }
+
+
+def markdown(rows: list[dict[str, float]]) -> str:
+    keys = list(rows[0])
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    for row in rows:
+        lines.append("| " + " | ".join(_fmt(row[key]) for key in keys) + " |")
+    return "\n".join(lines)
+
+
+def _fmt(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:.3f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    rows = [bench_core(int(size), args.repeats) for size in args.sizes.split(",")]
+    print(f"## Retrieval core (median of {args.repeats} runs; Python {sys.version.split()[0]})")
+    print(markdown(rows))
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "core.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""ragls: a workspace retrieval daemon for editors and AI coding assistants.
+
+The public names of SPEC §1 are importable from here.
+"""
+
+from __future__ import annotations
+
+from ragls.core import (
+    BM25Stream,
+    Document,
+    HybridRetriever,
+    InMemoryKnowledgeBase,
+    KnowledgeBase,
+    KnowledgeBaseStream,
+    SearchResult,
+    analyze,
+)
+from ragls.service import DocumentInfo, IndexProgress, IndexStatus, RagService, SessionManager
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BM25Stream",
+    "Document",
+    "DocumentInfo",
+    "HybridRetriever",
+    "InMemoryKnowledgeBase",
+    "IndexProgress",
+    "IndexStatus",
+    "KnowledgeBase",
+    "KnowledgeBaseStream",
+    "RagService",
+    "SearchResult",
+    "SessionManager",
+    "__version__",
+    "analyze",
+]

@@ -1,0 +1,83 @@
+"""Documents and search results, the values every layer passes around (SPEC §4).
+
+A :class:`Document` is immutable: an id, its text and string metadata whose insertion order is
+kept (the context prompt renders provenance in that order, SPEC §6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol, runtime_checkable
+
+from ragls.errors import InvalidArgumentError
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One retrievable unit: an indexed chunk or a document added through the API."""
+
+    id: str
+    content: str
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise InvalidArgumentError(f"document id must be a non-empty string, got {self.id!r}")
+        if not isinstance(self.content, str):
+            raise InvalidArgumentError(
+                f"document {self.id!r}: content must be a string, got {type(self.content).__name__}"
+            )
+        if not isinstance(self.metadata, Mapping):
+            raise InvalidArgumentError(f"document {self.id!r}: metadata must be a mapping")
+        for key, value in self.metadata.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise InvalidArgumentError(
+                    f"document {self.id!r}: metadata {key!r} must map a string to a string, "
+                    f"got {type(value).__name__}"
+                )
+        # A read-only copy: callers cannot change a stored document behind the index's back.
+        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document):
+            return NotImplemented
+        return (
+            self.id == other.id
+            and self.content == other.content
+            and dict(self.metadata) == dict(other.metadata)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """A document and the score one stream (or the fusion) gave it; higher is better."""
+
+    document: Document
+    score: float
+
+    @property
+    def id(self) -> str:
+        return self.document.id
+
+    @property
+    def content(self) -> str:
+        return self.document.content
+
+    @property
+    def metadata(self) -> Mapping[str, str]:
+        return self.document.metadata
+
+
+@runtime_checkable
+class RetrievalStream(Protocol):
+    """Anything HybridRetriever can fuse: ranked results for a query, best first (SPEC §5)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def search(self, query: str, top_k: int) -> list[SearchResult]: ...

@@ -1,0 +1,145 @@
+"""HybridRetriever: weighted reciprocal rank fusion of several streams (SPEC §5).
+
+Each stream is asked for ``2 * top_k`` results; a document's fused score is
+``sum(weight / (RRF_K + rank + 1))`` over the streams that returned it, rank counted from 0.
+A stream that raises is logged and skipped. Results are ordered by fused score, then by the best
+rank any stream gave them, then by id, so equal inputs always give the same order. At most
+``per_file_cap`` (3) results share one value of metadata ``file``; documents without ``file``
+(added documents) are not capped.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ragls.core.documents import Document, RetrievalStream, SearchResult
+from ragls.core.validation import check_query, check_top_k
+from ragls.errors import ConfigurationError
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60
+CANDIDATES_PER_RESULT = 2
+PER_FILE_CAP = 3
+FILE_KEY = "file"
+
+
+def rrf_contribution(weight: float, rank: int) -> float:
+    """One stream's share of a document's fused score: weight / (60 + rank + 1)."""
+    return weight / (RRF_K + rank + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedStream:
+    stream: RetrievalStream
+    weight: float
+
+
+def _check_weight(weight: object) -> float:
+    if isinstance(weight, bool) or not isinstance(weight, int | float):
+        raise ConfigurationError(f"stream weight must be a number, got {type(weight).__name__}")
+    if not math.isfinite(weight) or weight <= 0:
+        raise ConfigurationError(f"stream weight must be positive and finite, got {weight!r}")
+    return float(weight)
+
+
+class HybridRetriever:
+    """Fuses ranked streams with weighted RRF and caps results per file."""
+
+    def __init__(
+        self,
+        streams: Iterable[tuple[RetrievalStream, float]],
+        *,
+        per_file_cap: int = PER_FILE_CAP,
+    ) -> None:
+        weighted = [WeightedStream(stream, _check_weight(weight)) for stream, weight in streams]
+        if not weighted:
+            raise ConfigurationError("HybridRetriever needs at least one stream; none was given")
+        if isinstance(per_file_cap, bool) or not isinstance(per_file_cap, int) or per_file_cap < 1:
+            raise ConfigurationError(
+                f"per_file_cap must be a positive integer, got {per_file_cap!r}"
+            )
+        self._streams = tuple(weighted)
+        self._per_file_cap = per_file_cap
+
+    @staticmethod
+    def builder() -> HybridRetrieverBuilder:
+        return HybridRetrieverBuilder()
+
+    @property
+    def streams(self) -> tuple[WeightedStream, ...]:
+        return self._streams
+
+    def retrieve(self, query: str, top_k: int) -> list[SearchResult]:
+        """The fused ``top_k`` results for ``query``; an empty or blank query gives none."""
+        check_top_k(top_k)
+        if not check_query(query).strip():
+            return []
+        fused: dict[str, float] = {}
+        best_rank: dict[str, int] = {}
+        documents: dict[str, Document] = {}
+        for weighted in self._streams:
+            try:
+                results = weighted.stream.search(query, CANDIDATES_PER_RESULT * top_k)
+            except Exception:
+                log.exception("retrieval stream %r failed; skipping it", _stream_name(weighted))
+                continue
+            seen: set[str] = set()
+            for rank, result in enumerate(results):
+                document_id = result.id
+                if document_id in seen:  # a stream repeating a document gets credit once
+                    continue
+                seen.add(document_id)
+                fused[document_id] = fused.get(document_id, 0.0) + rrf_contribution(
+                    weighted.weight, rank
+                )
+                if rank < best_rank.get(document_id, rank + 1):
+                    best_rank[document_id] = rank
+                documents.setdefault(document_id, result.document)
+        ordered = sorted(fused, key=lambda doc_id: (-fused[doc_id], best_rank[doc_id], doc_id))
+        per_file: dict[str, int] = {}
+        capped: list[SearchResult] = []
+        for document_id in ordered:
+            document = documents[document_id]
+            file = document.metadata.get(FILE_KEY)
+            if file is not None:
+                if per_file.get(file, 0) >= self._per_file_cap:
+                    continue
+                per_file[file] = per_file.get(file, 0) + 1
+            capped.append(SearchResult(document, fused[document_id]))
+            if len(capped) == top_k:
+                break
+        return capped
+
+
+def _stream_name(weighted: WeightedStream) -> str:
+    try:
+        return str(weighted.stream.name)
+    except Exception:
+        return type(weighted.stream).__name__
+
+
+class HybridRetrieverBuilder:
+    """``HybridRetriever.builder().stream(s, 0.6).stream(t, 0.4).build()``."""
+
+    def __init__(self) -> None:
+        self._streams: list[tuple[RetrievalStream, float]] = []
+        self._per_file_cap = PER_FILE_CAP
+
+    def stream(self, stream: RetrievalStream, weight: float) -> HybridRetrieverBuilder:
+        self._streams.append((stream, _check_weight(weight)))
+        return self
+
+    def per_file_cap(self, cap: int) -> HybridRetrieverBuilder:
+        self._per_file_cap = cap
+        return self
+
+    def build(self) -> HybridRetriever:
+        if not self._streams:
+            raise ConfigurationError(
+                "HybridRetriever.builder() has no streams; add one with .stream()"
+            )
+        return HybridRetriever(self._streams, per_file_cap=self._per_file_cap)

@@ -1,0 +1,33 @@
+"""Argument checks shared by every public search entry point.
+
+The bounds are ours (the SPEC leaves them open): ``top_k`` from 1 to :data:`MAX_TOP_K` (100, more
+than any prompt can use), and queries of at most :data:`MAX_QUERY_CHARS` characters (a query is a
+question, not a document; the cap bounds the analyzer's work per request).
+"""
+
+from __future__ import annotations
+
+from ragls.errors import InvalidArgumentError
+
+MAX_TOP_K = 100
+MAX_QUERY_CHARS = 10_000
+
+
+def check_top_k(top_k: object) -> int:
+    """Return ``top_k`` if it is an integer in [1, MAX_TOP_K], else raise naming the bound."""
+    if isinstance(top_k, bool) or not isinstance(top_k, int):
+        raise InvalidArgumentError(f"top_k must be an integer, got {type(top_k).__name__}")
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise InvalidArgumentError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
+    return top_k
+
+
+def check_query(query: object) -> str:
+    """Return ``query`` if it is a string of at most MAX_QUERY_CHARS characters."""
+    if not isinstance(query, str):
+        raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidArgumentError(
+            f"query is {len(query)} characters long; the maximum is {MAX_QUERY_CHARS}"
+        )
+    return query

@@ -1,0 +1,19 @@
+"""The service layer: one RagService per session, the SessionManager and the chat binding."""
+
+from __future__ import annotations
+
+from ragls.service.chat import ChatKnowledge, KnowledgeType, SessionCorpus
+from ragls.service.rag_service import RagService
+from ragls.service.sessions import SessionManager
+from ragls.service.status import DocumentInfo, IndexProgress, IndexStatus
+
+__all__ = [
+    "ChatKnowledge",
+    "DocumentInfo",
+    "IndexProgress",
+    "IndexStatus",
+    "KnowledgeType",
+    "RagService",
+    "SessionCorpus",
+    "SessionManager",
+]

@@ -1,0 +1,173 @@
+"""RagService: one session's retrieval pipeline (SPEC §7).
+
+It owns an :class:`InMemoryKnowledgeBase` and a :class:`BM25Stream` fused by a HybridRetriever
+(BM25 at 0.6, TF-IDF at 0.4), the documents added through the API, and the session's status.
+
+Locking: ``_index_lock`` makes index runs and ``clear()`` one-at-a-time (others wait);
+``_commit_lock`` is held only while the stores are changed, so adding a document does not wait
+for a whole index run. Searches take neither: each store swaps atomically under its own lock, so
+a search sees whole generations.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+
+from ragls.core.analyzer import SynonymTable
+from ragls.core.bm25 import BM25Stream
+from ragls.core.documents import Document, SearchResult
+from ragls.core.fusion import HybridRetriever
+from ragls.core.knowledge_base import InMemoryKnowledgeBase, KnowledgeBaseStream
+from ragls.core.prompt import render_context_prompt
+from ragls.core.validation import check_top_k
+from ragls.errors import InvalidArgumentError
+from ragls.service import chat
+from ragls.service.documents import document_info, new_added_document
+from ragls.service.status import DocumentInfo, IndexStatus
+
+log = logging.getLogger(__name__)
+
+BM25_WEIGHT = 0.6
+TFIDF_WEIGHT = 0.4
+DEFAULT_TOP_K = 5
+
+
+class RagService:
+    """Search, context prompts and document management over one session's corpus."""
+
+    CHAT_SOURCE = chat.CHAT_SOURCE
+    CHAT_TOP_K = chat.CHAT_TOP_K
+
+    def __init__(
+        self,
+        *,
+        bm25: BM25Stream | None = None,
+        knowledge_base: InMemoryKnowledgeBase | None = None,
+    ) -> None:
+        self._knowledge_base = (
+            knowledge_base if knowledge_base is not None else InMemoryKnowledgeBase()
+        )
+        self._bm25 = bm25 if bm25 is not None else BM25Stream()
+        self._retriever = (
+            HybridRetriever.builder()
+            .stream(self._bm25, BM25_WEIGHT)
+            .stream(KnowledgeBaseStream(self._knowledge_base), TFIDF_WEIGHT)
+            .build()
+        )
+        self._index_lock = threading.Lock()
+        self._commit_lock = threading.Lock()
+        self._added: dict[str, Document] = {}
+        self._status = IndexStatus()
+
+    # -- search --------------------------------------------------------------------------------
+
+    def search(self, query: str, top_k: int = DEFAULT_TOP_K) -> list[SearchResult]:
+        """Fused results, best first; an empty or blank query gives an empty list."""
+        return self._retriever.retrieve(query, top_k)
+
+    def build_context_prompt(self, query: str, top_k: int = DEFAULT_TOP_K) -> str:
+        """The fenced context prompt (SPEC §6); the query itself if nothing is found.
+
+        Argument errors (a non-string query, top_k out of range) are raised; any failure while
+        searching or rendering falls back to the bare query, as the contract says.
+        """
+        check_top_k(top_k)
+        if not isinstance(query, str):
+            raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
+        try:
+            return render_context_prompt(query, self.search(query, top_k))
+        except InvalidArgumentError:
+            raise
+        except Exception:
+            log.exception("building the context prompt failed; returning the query alone")
+            return query
+
+    # -- added documents -----------------------------------------------------------------------
+
+    def add_document(self, content: str, metadata: Mapping[str, str] | None = None) -> str:
+        """Add a document to the session's corpus; returns its new unique id."""
+        document = new_added_document(content, metadata)
+        with self._commit_lock:
+            self._knowledge_base.add(document)
+            try:
+                self._bm25.add(document)
+            except BaseException:
+                self._knowledge_base.remove(document.id)
+                raise
+            self._added[document.id] = document
+        return document.id
+
+    def list_documents(self) -> list[DocumentInfo]:
+        """The documents added with add_document (never indexed chunks), oldest first."""
+        with self._commit_lock:
+            added = list(self._added.values())
+        return [document_info(document) for document in added]
+
+    def get_document(self, document_id: str) -> Document | None:
+        """Any document of the corpus, added or indexed; None if there is none with that id."""
+        if not isinstance(document_id, str):
+            return None
+        return self._knowledge_base.get(document_id)
+
+    def remove_document(self, document_id: str) -> bool:
+        """Remove an added document; False for unknown ids and for indexed chunks (a re-index
+        owns those)."""
+        if not isinstance(document_id, str):
+            return False
+        with self._commit_lock:
+            if self._added.pop(document_id, None) is None:
+                return False
+            self._knowledge_base.remove(document_id)
+            self._bm25.remove(document_id)
+            return True
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Empty everything (stores, added documents, status); waits for a running index."""
+        with self._index_lock, self._commit_lock:
+            self._knowledge_base.clear()
+            self._bm25.clear()
+            self._added.clear()
+            self._status = IndexStatus()
+
+    def get_status(self) -> IndexStatus:
+        """The status of the last committed run, with live document counts."""
+        stats = self._bm25.stats()
+        status = self._status
+        with self._commit_lock:
+            added = len(self._added)
+        return IndexStatus(
+            file_count=status.file_count,
+            chunk_count=status.chunk_count,
+            last_index_time=status.last_index_time,
+            indexed_path=status.indexed_path,
+            generation=status.generation,
+            indexing=self._index_lock.locked(),
+            added_document_count=added,
+            bm25_documents=stats.documents,
+            bm25_evicted=stats.evicted,
+            bm25_expired=stats.expired,
+            skipped=status.skipped,
+            errors=status.errors,
+        )
+
+    def set_synonyms(self, table: SynonymTable | None) -> None:
+        """Replace the query-time synonym table (None restores the default of SPEC §2)."""
+        self._bm25.synonyms = table
+
+    def attach_chat_to(self, agent: object) -> bool:
+        """Bind the live corpus to ``agent`` (SPEC §7).
+
+        Raises ChatBindingError if the agent's declaration is not MEMORY knowledge named
+        ``session-knowledge`` with top-k 5. Returns False, binding nothing, while the corpus is
+        empty; True once bound.
+        """
+        declaration = chat.session_declaration(agent)
+        if len(self._knowledge_base) == 0:
+            return False
+        corpus = chat.SessionCorpus(self, declaration.top_k)
+        agent.bind_chat_knowledge(declaration, corpus)  # type: ignore[attr-defined]
+        return True

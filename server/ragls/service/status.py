@@ -1,0 +1,51 @@
+"""Values the service reports: index status, progress ticks, added-document summaries (SPEC §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    """One progress tick of an index run: ``indexed_files`` of ``total_files`` done."""
+
+    indexed_files: int
+    total_files: int
+    current_file: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    """What a session's index holds and how it got there.
+
+    The first four fields are the seed's; the rest say what a user needs to trust the index:
+    the generation number (incremented by every committed index run), whether a run is under way,
+    how many documents were added through the API, what BM25's cap and expiry dropped, which files
+    were skipped and why, and the errors of the last run.
+    """
+
+    file_count: int = 0
+    chunk_count: int = 0
+    last_index_time: datetime | None = None
+    indexed_path: str | None = None
+    generation: int = 0
+    indexing: bool = False
+    added_document_count: int = 0
+    bm25_documents: int = 0
+    bm25_evicted: int = 0
+    bm25_expired: int = 0
+    skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    """A document added through the API, as ``list_documents`` shows it."""
+
+    id: str
+    preview: str
+    content_length: int
+    metadata: Mapping[str, str]
