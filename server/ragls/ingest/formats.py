@@ -1,0 +1,131 @@
+"""DocumentFormat and AUTO detection (SPEC §8): by name and extension, then by content.
+
+There is no separate extension allow-list: a file is a candidate when detection gives a
+supported format. Known binary extensions are refused without reading; otherwise the content
+decides: NUL bytes (outside a UTF-16 BOM) or text that decodes to mostly control characters is
+binary; a shebang names a language; any other readable text of an unknown kind is plain text.
+Decoding: UTF-8 (BOM stripped), UTF-16 with a BOM, else Windows-1252 and finally Latin-1.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from ragls.ingest.format_tables import (
+    BINARY_EXTENSIONS,
+    DATA_EXTENSIONS,
+    LANGUAGE_BY_EXTENSION,
+    LANGUAGE_BY_FILENAME,
+    LANGUAGE_BY_INTERPRETER,
+    MARKUP_EXTENSIONS,
+)
+
+
+class DocumentFormat(enum.Enum):
+    AUTO = "auto"
+    CODE = "code"
+    MARKDOWN = "markdown"
+    TEXT = "text"
+    RESTRUCTUREDTEXT = "rst"
+    HTML = "html"
+    JSON = "json"
+    YAML = "yaml"
+    TOML = "toml"
+    INI = "ini"
+    XML = "xml"
+    CSV = "csv"
+    NOTEBOOK = "notebook"
+    PDF = "pdf"
+
+
+@dataclass(frozen=True, slots=True)
+class Detected:
+    format: DocumentFormat
+    language: str  # "" when it has none
+
+
+_SHEBANG = re.compile(rb"^#![ \t]*(\S+)(?:[ \t]+(\S+))?")
+_SNIFF_BYTES = 8192
+
+
+def _extension(name: str) -> str:
+    lowered = name.lower()
+    dot = lowered.rfind(".")
+    return lowered[dot:] if dot > 0 else ""
+
+
+def detect_by_name(name: str) -> Detected | None:
+    """The format the name alone tells, None if the content must decide."""
+    lowered = name.lower()
+    if lowered in LANGUAGE_BY_FILENAME:
+        return Detected(DocumentFormat.CODE, LANGUAGE_BY_FILENAME[lowered])
+    extension = _extension(name)
+    if extension in LANGUAGE_BY_EXTENSION:
+        return Detected(DocumentFormat.CODE, LANGUAGE_BY_EXTENSION[extension])
+    if extension in MARKUP_EXTENSIONS:
+        return Detected(DocumentFormat(MARKUP_EXTENSIONS[extension]), "")
+    if extension in DATA_EXTENSIONS:
+        return Detected(DocumentFormat(DATA_EXTENSIONS[extension]), "")
+    return None
+
+
+def is_binary_name(name: str) -> bool:
+    return _extension(name) in BINARY_EXTENSIONS
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes in the first 8 KiB (UTF-16 with a BOM excepted)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    return b"\x00" in data[:_SNIFF_BYTES]
+
+
+def shebang_language(data: bytes) -> str | None:
+    match = _SHEBANG.match(data[:256])
+    if not match:
+        return None
+    interpreter = match.group(1).rsplit(b"/", 1)[-1]
+    if interpreter == b"env" and match.group(2):
+        interpreter = match.group(2).rsplit(b"/", 1)[-1]
+    name = re.sub(rb"[0-9.]+$", b"", interpreter).decode("ascii", "replace")
+    return LANGUAGE_BY_INTERPRETER.get(name)
+
+
+def detect(name: str, data: bytes) -> Detected | None:
+    """AUTO detection for a file called ``name`` with content ``data``; None if unsupported."""
+    if data.startswith(b"%PDF-") or _extension(name) == ".pdf":
+        return Detected(DocumentFormat.PDF, "")
+    if is_binary_name(name) or looks_binary(data):
+        return None
+    by_name = detect_by_name(name)
+    if by_name is not None:
+        return by_name
+    language = shebang_language(data)
+    if language is not None:
+        return Detected(DocumentFormat.CODE, language)
+    return Detected(DocumentFormat.TEXT, "")
+
+
+def decode_text(data: bytes) -> str | None:
+    """Decoded text, or None if it is not text at all (mostly control characters)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+    sample = text[:_SNIFF_BYTES]
+    controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\n\r\f")
+    if sample and controls / len(sample) > 0.1:
+        return None
+    return text
