@@ -16,6 +16,13 @@ SPEC_NAMES = {
     "BM25Stream",
     "HybridRetriever",
     "analyze",
+    "FileIndexer",
+    "FileIngestionService",
+    "Limits",
+    "KnowledgeSourceConfig",
+    "DocumentFormat",
+    "CodeChunker",
+    "NormalizedDocumentChunker",
 }
 
 

@@ -15,12 +15,28 @@ from ragls.core import (
     SearchResult,
     analyze,
 )
+from ragls.ingest import (
+    CodeChunker,
+    DocumentFormat,
+    FileIndexer,
+    FileIngestionService,
+    KnowledgeSourceConfig,
+    Limits,
+    NormalizedDocumentChunker,
+)
 from ragls.service import DocumentInfo, IndexProgress, IndexStatus, RagService, SessionManager
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BM25Stream",
+    "CodeChunker",
+    "DocumentFormat",
+    "FileIndexer",
+    "FileIngestionService",
+    "KnowledgeSourceConfig",
+    "Limits",
+    "NormalizedDocumentChunker",
     "Document",
     "DocumentInfo",
     "HybridRetriever",

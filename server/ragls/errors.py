@@ -23,3 +23,16 @@ class ConfigurationError(RaglsError, ValueError):
 
 class ChatBindingError(RaglsError, ValueError):
     """An agent's chat-knowledge declaration does not fit the session corpus (SPEC §7)."""
+
+
+class IndexRejectedError(RaglsError):
+    """An index run was refused as a whole (a per-source cap, a bad root); the previous index
+    stays."""
+
+
+class IndexCancelledError(RaglsError):
+    """An index run was cancelled between files; the previous generation stays live."""
+
+
+class IndexCommitError(RaglsError):
+    """Swapping a staged generation into the stores failed; the previous index was restored."""

@@ -99,6 +99,25 @@ class Admission:
     def is_ignore_file(relative: str) -> bool:
         return is_ignore_file_name(relative.rsplit("/", 1)[-1])
 
+    def directory_path_verdict(self, relative: str) -> Skipped | None:
+        """The full check for a directory path, each ancestor and itself, without walking."""
+        if relative and (relative.startswith("/") or ".." in relative.split("/")):
+            return Skipped(relative, SkipReason.EXCLUDED, "outside the indexed root")
+        refused = self.stack.rules_for("").refused
+        if refused is not None:
+            return Skipped("", SkipReason.IGNORE_FILE_REFUSED, refused)
+        if not relative:
+            return None
+        parts = relative.split("/")
+        for depth in range(1, len(parts) + 1):
+            directory = "/".join(parts[:depth])
+            if (self.root / directory).is_symlink():
+                return Skipped(directory, SkipReason.SYMLINK)
+            verdict = self.directory_verdict(directory)
+            if verdict is not None:
+                return verdict
+        return None
+
     def path_verdict(self, relative: str) -> Skipped | None:
         """The full check for one file path, ancestors included, without walking the tree.
 
@@ -109,17 +128,9 @@ class Admission:
             return Skipped(relative, SkipReason.EXCLUDED, "outside the indexed root")
         if has_always_skipped_component(relative):
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
-        parts = relative.split("/")
-        for depth in range(1, len(parts)):
-            directory = "/".join(parts[:depth])
-            if (self.root / directory).is_symlink():
-                return Skipped(directory, SkipReason.SYMLINK)
-            verdict = self.directory_verdict(directory)
-            if verdict is not None:
-                return verdict
-        refused = self.stack.rules_for("").refused
-        if refused is not None:
-            return Skipped("", SkipReason.IGNORE_FILE_REFUSED, refused)
+        verdict = self.directory_path_verdict(relative.rpartition("/")[0])
+        if verdict is not None:
+            return verdict
         if self.is_ignore_file(relative):
             return Skipped(relative, SkipReason.EXCLUDED, "ignore files are never ingested")
         return self.file_verdict(relative)

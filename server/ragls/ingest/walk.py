@@ -22,15 +22,23 @@ class Candidate:
     path: str
     size: int
     mtime_ns: int
+    ctime_ns: int
     inode: int
 
+    @classmethod
+    def from_stat(cls, path: str, info: os.stat_result) -> Candidate:
+        return cls(path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
-def walk(admission: Admission) -> Iterator[Candidate | Skipped]:
-    root_refusal = admission.stack.rules_for("").refused
-    if root_refusal is not None:
-        yield Skipped("", SkipReason.IGNORE_FILE_REFUSED, root_refusal)
-        return
-    pending = [""]
+
+def walk(admission: Admission, start: str = "") -> Iterator[Candidate | Skipped]:
+    """Candidates and skips below the directory ``start`` ("" = the root), which the caller
+    has admitted (the root's own ignore-file refusal is reported here)."""
+    if not start:
+        root_refusal = admission.stack.rules_for("").refused
+        if root_refusal is not None:
+            yield Skipped("", SkipReason.IGNORE_FILE_REFUSED, root_refusal)
+            return
+    pending = [start]
     while pending:
         directory = pending.pop()
         absolute = admission.root / directory if directory else admission.root
@@ -67,5 +75,5 @@ def walk(admission: Admission) -> Iterator[Candidate | Skipped]:
             except OSError as error:
                 yield Skipped(relative, SkipReason.UNREADABLE, error.strerror or str(error))
                 continue
-            yield Candidate(relative, info.st_size, info.st_mtime_ns, info.st_ino)
+            yield Candidate.from_stat(relative, info)
         pending.extend(reversed(subdirectories))

@@ -11,9 +11,15 @@ a search sees whole generations.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
 import threading
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
 
 from ragls.core.analyzer import SynonymTable
 from ragls.core.bm25 import BM25Stream
@@ -22,10 +28,14 @@ from ragls.core.fusion import HybridRetriever
 from ragls.core.knowledge_base import InMemoryKnowledgeBase, KnowledgeBaseStream
 from ragls.core.prompt import render_context_prompt
 from ragls.core.validation import check_top_k
-from ragls.errors import InvalidArgumentError
+from ragls.errors import InvalidArgumentError, RaglsError
+from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.formats import DocumentFormat
+from ragls.ingest.indexer import FileIndexer, IndexReport
+from ragls.ingest.limits import Limits
 from ragls.service import chat
 from ragls.service.documents import document_info, new_added_document
-from ragls.service.status import DocumentInfo, IndexStatus
+from ragls.service.status import DocumentInfo, IndexProgress, IndexStatus
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +55,8 @@ class RagService:
         *,
         bm25: BM25Stream | None = None,
         knowledge_base: InMemoryKnowledgeBase | None = None,
+        limits: Limits | None = None,
+        indexer: FileIndexer | None = None,
     ) -> None:
         self._knowledge_base = (
             knowledge_base if knowledge_base is not None else InMemoryKnowledgeBase()
@@ -60,6 +72,96 @@ class RagService:
         self._commit_lock = threading.Lock()
         self._added: dict[str, Document] = {}
         self._status = IndexStatus()
+        self._indexer = indexer if indexer is not None else FileIndexer(limits)
+        self._last_report: IndexReport | None = None
+
+    # -- indexing ------------------------------------------------------------------------------
+
+    def index_directory(
+        self,
+        path: str | os.PathLike[str],
+        progress: Callable[[IndexProgress], None] | None = None,
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        format: DocumentFormat = DocumentFormat.AUTO,
+        default_skips: Iterable[str] | None = None,
+        changed_paths: Iterable[str | os.PathLike[str]] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        force: bool = False,
+    ) -> IndexStatus:
+        """Index the directory at ``path`` as one new generation and return the new status.
+
+        ``changed_paths`` limits the run to those paths (files or directories, absolute or
+        relative to ``path``) with the same guarantees; ``force`` drops the fingerprints first.
+        Runs of one session take turns. A refused, cancelled or failed run raises (an
+        :class:`~ragls.errors.RaglsError`) and leaves the previous generation in place.
+        """
+        config = self._source_config(path, include, exclude, format, default_skips)
+        with self._index_lock:
+            if force:
+                self._indexer.clear_hashes()
+
+            def report(done: int, total: int, current: str) -> None:
+                if progress is not None:
+                    progress(IndexProgress(done, total, current))
+
+            try:
+                result = self._indexer.index(
+                    config,
+                    self._knowledge_base,
+                    self._bm25,
+                    progress=report,
+                    cancelled=cancelled,
+                    changed_paths=changed_paths,
+                    commit_lock=self._commit_lock,
+                )
+            except RaglsError as error:
+                self._status = _with_error(self._status, str(error))
+                raise
+            self._last_report = result
+            self._status = IndexStatus(
+                file_count=result.file_count,
+                chunk_count=result.chunk_count,
+                last_index_time=datetime.now(UTC),
+                indexed_path=str(result.root),
+                generation=self._status.generation + 1,
+                skipped=MappingProxyType(
+                    dict(sorted(Counter(s.reason.value for s in result.skipped).items()))
+                ),
+                errors=tuple(result.errors),
+            )
+        return self.get_status()
+
+    @property
+    def last_report(self) -> IndexReport | None:
+        """The report of the last committed index run (skips with paths, work counters)."""
+        return self._last_report
+
+    def clear_hashes(self) -> None:
+        """Forget every fingerprint so the next run re-reads and re-chunks every file."""
+        with self._index_lock:
+            self._indexer.clear_hashes()
+
+    @staticmethod
+    def _source_config(
+        path: str | os.PathLike[str],
+        include: Sequence[str],
+        exclude: Sequence[str],
+        format: DocumentFormat,
+        default_skips: Iterable[str] | None,
+    ) -> KnowledgeSourceConfig:
+        if not isinstance(path, str | os.PathLike):
+            raise InvalidArgumentError(f"path must be a path string, got {type(path).__name__}")
+        root = Path(path).expanduser()
+        if not root.exists():
+            raise InvalidArgumentError(f"path {str(root)!r} does not exist")
+        if not root.is_dir():
+            raise InvalidArgumentError(f"path {str(root)!r} is not a directory")
+        config = KnowledgeSourceConfig(root.resolve(), tuple(include), tuple(exclude), format)
+        if default_skips is not None:
+            config = dataclasses.replace(config, default_skips=frozenset(default_skips))
+        return config
 
     # -- search --------------------------------------------------------------------------------
 
@@ -131,6 +233,8 @@ class RagService:
             self._knowledge_base.clear()
             self._bm25.clear()
             self._added.clear()
+            self._indexer.forget()
+            self._last_report = None
             self._status = IndexStatus()
 
     def get_status(self) -> IndexStatus:
@@ -152,6 +256,7 @@ class RagService:
             bm25_expired=stats.expired,
             skipped=status.skipped,
             errors=status.errors,
+            last_error=status.last_error,
         )
 
     def set_synonyms(self, table: SynonymTable | None) -> None:
@@ -171,3 +276,16 @@ class RagService:
         corpus = chat.SessionCorpus(self, declaration.top_k)
         agent.bind_chat_knowledge(declaration, corpus)  # type: ignore[attr-defined]
         return True
+
+
+def _with_error(status: IndexStatus, message: str) -> IndexStatus:
+    return IndexStatus(
+        file_count=status.file_count,
+        chunk_count=status.chunk_count,
+        last_index_time=status.last_index_time,
+        indexed_path=status.indexed_path,
+        generation=status.generation,
+        skipped=status.skipped,
+        errors=status.errors,
+        last_error=message,
+    )

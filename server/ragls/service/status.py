@@ -24,7 +24,9 @@ class IndexStatus:
     The first four fields are the seed's; the rest say what a user needs to trust the index:
     the generation number (incremented by every committed index run), whether a run is under way,
     how many documents were added through the API, what BM25's cap and expiry dropped, which files
-    were skipped and why, and the errors of the last run.
+    were skipped and why (counts by reason), the per-file errors of the last committed run, and
+    the error of the last run if it was refused, cancelled or failed (the index it left is the
+    previous generation).
     """
 
     file_count: int = 0
@@ -39,6 +41,7 @@ class IndexStatus:
     bm25_expired: int = 0
     skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     errors: tuple[str, ...] = ()
+    last_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

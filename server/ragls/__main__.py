@@ -1,0 +1,9 @@
+"""``python -m ragls`` runs the command line."""
+
+from __future__ import annotations
+
+import sys
+
+from ragls.cli import main
+
+sys.exit(main())

@@ -1,0 +1,213 @@
+"""The ``ragls`` command line: ``index``, ``search``, ``context`` and ``files`` over a folder.
+
+Each command builds a fresh in-memory session, indexes PATH with the real pipeline and answers.
+Progress and summaries go to stderr; stdout carries only the answer (results, the fenced prompt,
+JSON with ``--json``, or the file list), so the output can be piped. Exit codes: 0 on success,
+2 for bad arguments or a refused source, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from ragls import __version__
+from ragls.core.documents import SearchResult
+from ragls.errors import RaglsError
+from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.ingestion import FileIngestionService
+from ragls.service.rag_service import RagService
+from ragls.service.status import IndexProgress, IndexStatus
+
+
+class _ProgressBar:
+    """A one-line progress display on a terminal; silent when stderr is not one."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._live = stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, progress: IndexProgress) -> None:
+        if not self._live:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1 and progress.indexed_files < progress.total_files:
+            return
+        self._last = now
+        width = 30
+        filled = width * progress.indexed_files // max(progress.total_files, 1)
+        name = progress.current_file[-40:]
+        self._stream.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] "
+            f"{progress.indexed_files}/{progress.total_files} {name:<40}"
+        )
+        self._stream.flush()
+
+    def done(self) -> None:
+        if self._live:
+            self._stream.write("\r" + " " * 100 + "\r")
+            self._stream.flush()
+
+
+def _index(args: argparse.Namespace) -> tuple[RagService, IndexStatus, float]:
+    service = RagService()
+    bar = _ProgressBar(sys.stderr)
+    started = time.perf_counter()
+    try:
+        status = service.index_directory(
+            args.path, bar, include=args.include or (), exclude=args.exclude or ()
+        )
+    finally:
+        bar.done()
+    return service, status, time.perf_counter() - started
+
+
+def _summary(status: IndexStatus, seconds: float) -> str:
+    rows = [
+        ("path", status.indexed_path or ""),
+        ("files", str(status.file_count)),
+        ("chunks", str(status.chunk_count)),
+        ("seconds", f"{seconds:.2f}"),
+    ]
+    rows += [(f"skipped: {reason}", str(count)) for reason, count in status.skipped.items()]
+    rows += [("errors", str(len(status.errors)))] if status.errors else []
+    width = max(len(key) for key, _ in rows)
+    return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
+
+
+def _location(result: SearchResult) -> str:
+    metadata = result.metadata
+    file = metadata.get("file")
+    if file is None:
+        return result.id
+    return f"{file}:{metadata.get('start_line', '1')}-{metadata.get('end_line', '')}".rstrip("-")
+
+
+def _result_json(rank: int, result: SearchResult) -> dict[str, object]:
+    return {
+        "rank": rank,
+        "id": result.id,
+        "score": result.score,
+        "metadata": dict(result.metadata),
+        "content": result.content,
+    }
+
+
+def command_index(args: argparse.Namespace) -> int:
+    service, status, seconds = _index(args)
+    print(_summary(status, seconds), file=sys.stderr)
+    report = service.last_report
+    if args.verbose and report is not None:
+        for item in report.skipped:
+            detail = f" ({item.detail})" if item.detail else ""
+            print(f"skipped {item.reason.value}: {item.path}{detail}", file=sys.stderr)
+        for error in report.errors:
+            print(f"error: {error}", file=sys.stderr)
+    return 0
+
+
+def command_search(args: argparse.Namespace) -> int:
+    service, status, seconds = _index(args)
+    results = service.search(args.query, args.k)
+    if args.json:
+        print(json.dumps([_result_json(i, r) for i, r in enumerate(results, 1)], indent=2))
+        return 0
+    print(
+        f"indexed {status.file_count} files, {status.chunk_count} chunks in {seconds:.2f}s",
+        file=sys.stderr,
+    )
+    if not results:
+        print("no results", file=sys.stderr)
+    for rank, result in enumerate(results, 1):
+        symbol = result.metadata.get("symbol", "")
+        kind = result.metadata.get("kind", "")
+        label = f"  {kind} {symbol}".rstrip() if symbol else ""
+        print(f"{rank:>2}. {_location(result)}{label}  (score {result.score:.4f})")
+        for line in result.content.strip("\n").split("\n")[: args.lines]:
+            print(f"      {line[:110]}")
+    return 0
+
+
+def command_context(args: argparse.Namespace) -> int:
+    service, _, _ = _index(args)
+    print(service.build_context_prompt(args.query, args.k))
+    return 0
+
+
+def command_files(args: argparse.Namespace) -> int:
+    root = Path(args.path).resolve()
+    if not root.is_dir():
+        print(f"ragls: {args.path} is not a directory", file=sys.stderr)
+        return 2
+    config = KnowledgeSourceConfig(root, tuple(args.include or ()), tuple(args.exclude or ()))
+    discovery = FileIngestionService().discover(config)
+    for candidate in sorted(discovery.candidates, key=lambda c: c.path):
+        print(candidate.path)
+    return 0
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    print("ragls: the daemon (ragls serve) is not part of this build yet", file=sys.stderr)
+    return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragls", description="Workspace retrieval for editors.")
+    parser.add_argument("--version", action="version", version=f"ragls {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def source(command: argparse.ArgumentParser) -> None:
+        command.add_argument("path", help="the folder to index")
+        command.add_argument("--include", action="append", metavar="GLOB", help="only these")
+        command.add_argument("--exclude", action="append", metavar="GLOB", help="not these")
+
+    index = commands.add_parser("index", help="index a folder and print a summary")
+    source(index)
+    index.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
+    index.set_defaults(run=command_index)
+
+    search = commands.add_parser("search", help="index a folder and search it")
+    source(search)
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=5, help="how many results (1-100, default 5)")
+    search.add_argument("--json", action="store_true", help="print results as JSON")
+    search.add_argument("--lines", type=int, default=3, help="content lines shown per result")
+    search.set_defaults(run=command_search)
+
+    context = commands.add_parser("context", help="print the fenced context prompt for a query")
+    source(context)
+    context.add_argument("query")
+    context.add_argument("-k", type=int, default=5, help="how many results (1-100, default 5)")
+    context.set_defaults(run=command_context)
+
+    files = commands.add_parser("files", help="list the files that would be ingested")
+    source(files)
+    files.set_defaults(run=command_files)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except RaglsError as error:
+        print(f"ragls: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ragls: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `ragls files . | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

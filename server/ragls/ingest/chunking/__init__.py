@@ -1,0 +1,1 @@
+"""Chunking: normalisation, structural units (symbols, sections, paragraphs) and packing."""

@@ -1,0 +1,167 @@
+"""NormalizedDocumentChunker: normalised text -> bounded chunks with provenance (SPEC §8).
+
+Bounds (ours; peers use 40-80 lines): a chunk holds at most ``max_lines`` (60) lines and
+``max_chars`` (4,000) characters. Units come from the format: tree-sitter symbols for code with a
+grammar, heading sections for Markdown, paragraphs for text and data, cells or pages given by the
+extractor for notebooks and PDFs, and plain line windows for code without a grammar. Units are
+packed in order; a chunk carries at most one named unit (so every symbol gets its own chunk),
+unnamed lines join a named unit only when there are at most eight of them (the comments and
+decorators above it, the blank lines after it), and a unit too big for one chunk is split on line
+boundaries. Blank lines at the edges of a chunk are trimmed, empty chunks dropped.
+
+Every chunk's metadata, in this order: ``file``, ``format``, ``language``, ``start_line``,
+``end_line`` (1-based, inclusive), then ``symbol`` and ``kind`` where known; its id is
+``FILE:START-END``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragls.core.documents import Document
+from ragls.ingest.chunking.normalize import DEFAULT_MAX_LINE_CHARS, normalize_text
+from ragls.ingest.chunking.symbols import Unit, code_units, has_grammar
+from ragls.ingest.chunking.units import markdown_units, paragraph_units
+from ragls.ingest.formats import DocumentFormat
+
+CHUNKER_VERSION = "1"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkedFile:
+    documents: list[Document]
+    cut_lines: int
+
+
+class NormalizedDocumentChunker:
+    def __init__(
+        self,
+        *,
+        max_lines: int = 60,
+        max_chars: int = 4_000,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    ) -> None:
+        if min(max_lines, max_chars, max_line_chars) < 1 or max_line_chars > max_chars:
+            raise ValueError("chunk bounds must be positive and max_line_chars <= max_chars")
+        self.max_lines = max_lines
+        self.max_chars = max_chars
+        self.max_line_chars = max_line_chars
+
+    @property
+    def version_key(self) -> str:
+        """Changes whenever this chunker would cut the same text differently."""
+        return f"chunker-{CHUNKER_VERSION}:{self.max_lines}:{self.max_chars}:{self.max_line_chars}"
+
+    def chunk(
+        self,
+        text: str,
+        *,
+        file: str,
+        format: DocumentFormat,
+        language: str = "",
+        blocks: Sequence[Unit] | None = None,
+    ) -> ChunkedFile:
+        normalized, cut = normalize_text(text, self.max_line_chars)
+        if not normalized.strip():
+            return ChunkedFile([], cut)
+        lines = normalized.split("\n")
+        units = (
+            list(blocks) if blocks is not None else self._units(normalized, lines, format, language)
+        )
+        documents = []
+        for chunk in self._pack(units, lines):
+            start, end, symbol, kind = chunk.start, chunk.end, chunk.symbol, chunk.kind
+            body = "\n".join(lines[start : end + 1])
+            metadata = {
+                "file": file,
+                "format": format.value,
+                "language": language,
+                "start_line": str(start + 1),
+                "end_line": str(end + 1),
+            }
+            if symbol:
+                metadata["symbol"] = symbol
+            if kind:
+                metadata["kind"] = kind
+            documents.append(Document(f"{file}:{start + 1}-{end + 1}", body, metadata))
+        return ChunkedFile(documents, cut)
+
+    def _units(
+        self, text: str, lines: list[str], format: DocumentFormat, language: str
+    ) -> list[Unit]:
+        if format is DocumentFormat.CODE:
+            if has_grammar(language):
+                return code_units(text, language, self.max_lines)
+            return [Unit(0, len(lines) - 1)]
+        if format is DocumentFormat.MARKDOWN:
+            return markdown_units(lines)
+        return paragraph_units(lines)
+
+    def _split(self, unit: Unit, lines: list[str]) -> list[Unit]:
+        """``unit`` cut into pieces within both bounds, on line boundaries."""
+        pieces = []
+        start = unit.start
+        while start <= unit.end:
+            end, chars = start, len(lines[start])
+            while (
+                end + 1 <= unit.end
+                and end + 1 - start < self.max_lines
+                and chars + 1 + len(lines[end + 1]) <= self.max_chars
+            ):
+                end += 1
+                chars += 1 + len(lines[end])
+            pieces.append(Unit(start, end, unit.symbol, unit.kind))
+            start = end + 1
+        return pieces
+
+    def _pack(self, units: list[Unit], lines: list[str]) -> list[_Chunk]:
+        packed: list[_Chunk] = []
+        for unit in units:
+            for piece in self._split(unit, lines):
+                chars = sum(len(line) + 1 for line in lines[piece.start : piece.end + 1])
+                last = packed[-1] if packed else None
+                if (
+                    last is not None
+                    and piece.end - last.start + 1 <= self.max_lines
+                    and last.chars + chars <= self.max_chars
+                    and _mergeable(last, piece)
+                ):
+                    last.end = piece.end
+                    last.chars += chars
+                    if piece.symbol:
+                        last.symbol, last.kind = piece.symbol, piece.kind
+                    continue
+                packed.append(_Chunk(piece.start, piece.end, piece.symbol, piece.kind, chars))
+        trimmed = []
+        for chunk in packed:
+            while chunk.start <= chunk.end and not lines[chunk.start].strip():
+                chunk.start += 1
+            while chunk.end >= chunk.start and not lines[chunk.end].strip():
+                chunk.end -= 1
+            if chunk.start <= chunk.end:
+                trimmed.append(chunk)
+        return trimmed
+
+
+ATTACHED_LINES = 8
+
+
+def _mergeable(chunk: _Chunk, piece: Unit) -> bool:
+    """Two named units never share a chunk; unnamed lines join a named unit only when they are
+    few (comments, decorators, a closing brace); unnamed lines join each other freely."""
+    if chunk.symbol and piece.symbol:
+        return False
+    if not chunk.symbol and not piece.symbol:
+        return True
+    unnamed_lines = chunk.end - chunk.start + 1 if piece.symbol else piece.end - piece.start + 1
+    return unnamed_lines <= ATTACHED_LINES
+
+
+@dataclass(slots=True)
+class _Chunk:
+    start: int
+    end: int
+    symbol: str
+    kind: str
+    chars: int

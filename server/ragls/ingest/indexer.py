@@ -1,0 +1,311 @@
+"""FileIndexer: incremental index runs that commit whole generations (SPEC §8).
+
+A run discovers the source (or only the changed paths the watcher passes), decides each file with
+its fingerprint, stages the new generation and swaps it into the knowledge base and BM25Stream
+together; if the BM25 swap fails, the knowledge-base swap is undone. Guarantees:
+
+* A rejected source (a per-source cap), a cancellation or a failure while ingesting or committing
+  leaves the previous generation untouched (the indexer's own records included).
+* Unchanged files keep their chunks without being read (stat pre-check) or re-chunked
+  (fingerprint). A file that cannot be read, or whose extraction fails, keeps its previous chunks
+  and is reported; files gone, renamed, newly ignored or outside the root lose theirs.
+* A changed-paths run costs work proportional to the paths given: it reads only those files (and
+  the ignore files of their ancestors), a directory path being walked below it only.
+* ``clear_hashes()`` forgets every fingerprint, so the next run re-reads and re-chunks everything.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragls.core.bm25 import BM25Stream
+from ragls.core.documents import Document
+from ragls.core.knowledge_base import KnowledgeBase
+from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
+from ragls.ingest.admission import Admission, Skipped, SkipReason
+from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.fingerprint import FileRecord, fingerprint
+from ragls.ingest.ignore.defaults import is_ignore_file_name
+from ragls.ingest.ingestion import FileIngestionService, FileOutcome, FileTooLargeError
+from ragls.ingest.limits import Limits
+from ragls.ingest.walk import Candidate, walk
+
+ProgressCallback = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What one committed run did; ``files_read`` and ``files_chunked`` measure its work."""
+
+    root: Path
+    file_count: int
+    chunk_count: int
+    files_read: int
+    files_chunked: int
+    files_removed: int
+    chunks_added: int
+    chunks_removed: int
+    skipped: list[Skipped] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    cut_lines: int = 0
+    changed_paths_run: bool = False
+
+
+class FileIndexer:
+    def __init__(
+        self, limits: Limits | None = None, ingestion: FileIngestionService | None = None
+    ) -> None:
+        self.ingestion = ingestion if ingestion is not None else FileIngestionService(limits)
+        self.limits = self.ingestion.limits
+        self._root: Path | None = None
+        self._records: dict[str, FileRecord] = {}
+
+    @property
+    def root(self) -> Path | None:
+        return self._root
+
+    def clear_hashes(self) -> None:
+        """Forget every fingerprint: the next run reads and re-chunks every file."""
+        self._records = {
+            path: FileRecord("", -1, -1, -1, -1, 0, record.documents)
+            for path, record in self._records.items()
+        }
+
+    def forget(self) -> None:
+        """Forget everything (the stores were cleared)."""
+        self._root = None
+        self._records = {}
+
+    def indexed_documents(self) -> list[Document]:
+        return [document for record in self._records.values() for document in record.documents]
+
+    def index(
+        self,
+        config: KnowledgeSourceConfig,
+        knowledge_base: KnowledgeBase,
+        bm25: BM25Stream,
+        *,
+        progress: ProgressCallback | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        changed_paths: Iterable[str | os.PathLike[str]] | None = None,
+        commit_lock: AbstractContextManager[object] | None = None,
+    ) -> IndexReport:
+        """One run; see the module docstring for its guarantees. ``commit_lock`` is held only
+        while the stores are swapped (the service uses it to order commits with added documents).
+        """
+        root = config.path
+        if not root.is_dir():
+            raise IndexRejectedError(f"path {str(root)!r} is not a directory")
+        admission = self.ingestion.admission(config)
+        previous = self._records if self._root == root else {}
+        same_root = self._root == root
+        if changed_paths is not None and same_root:
+            candidates, skipped, gone = self._changed_scope(admission, previous, changed_paths)
+            staged = {path: rec for path, rec in previous.items() if path not in gone}
+        else:
+            discovery = self.ingestion.discover(config, admission)
+            candidates, skipped = discovery.candidates, discovery.skipped
+            staged = {}
+        for candidate in candidates:
+            staged.pop(candidate.path, None)
+        self._check_source_caps(candidates, staged)
+
+        errors: list[str] = []
+        files_read = files_chunked = cut_lines = 0
+        total = len(candidates)
+        for position, candidate in enumerate(candidates, start=1):
+            if cancelled is not None and cancelled():
+                raise IndexCancelledError(f"index run cancelled after {position - 1}/{total} files")
+            prior = previous.get(candidate.path)
+            if prior is not None and prior.stat_unchanged(candidate):
+                staged[candidate.path] = prior
+            else:
+                outcome = self._process(config, candidate, prior, skipped, errors)
+                files_read += outcome[1]
+                files_chunked += outcome[2]
+                cut_lines += outcome[3]
+                if outcome[0] is not None:
+                    staged[candidate.path] = outcome[0]
+            if progress is not None:
+                progress(position, total, candidate.path)
+
+        added, removed_ids, removed_docs = _difference(previous, staged)
+        with commit_lock if commit_lock is not None else nullcontext():
+            self._commit(knowledge_base, bm25, removed_ids, added, removed_docs)
+        self._root, self._records = root, staged
+        return IndexReport(
+            root=root,
+            file_count=len(staged),
+            chunk_count=sum(len(record.documents) for record in staged.values()),
+            files_read=files_read,
+            files_chunked=files_chunked,
+            files_removed=sum(1 for path in previous if path not in staged),
+            chunks_added=len(added),
+            chunks_removed=len(removed_ids),
+            skipped=skipped,
+            errors=errors,
+            cut_lines=cut_lines,
+            changed_paths_run=changed_paths is not None and same_root,
+        )
+
+    # -- steps ---------------------------------------------------------------------------------
+
+    def _process(
+        self,
+        config: KnowledgeSourceConfig,
+        candidate: Candidate,
+        prior: FileRecord | None,
+        skipped: list[Skipped],
+        errors: list[str],
+    ) -> tuple[FileRecord | None, int, int, int]:
+        """(the file's new record or None, read?, chunked?, cut lines)."""
+        read_ns = time.time_ns()
+        try:
+            data = self.ingestion.read(config, candidate)
+        except FileTooLargeError as error:
+            skipped.append(Skipped(candidate.path, SkipReason.TOO_LARGE, str(error)))
+            return None, 0, 0, 0
+        except OSError as error:
+            reason = error.strerror or str(error)
+            skipped.append(Skipped(candidate.path, SkipReason.UNREADABLE, reason))
+            errors.append(f"{candidate.path}: cannot be read ({reason}); previous chunks kept")
+            return prior, 0, 0, 0
+        detected = self.ingestion.detect(config, candidate.path, data)
+        digest = fingerprint(data, self.ingestion.pipeline_key(config, detected))
+        size = len(data)
+        if prior is not None and prior.fingerprint == digest:
+            return _record(digest, candidate, size, read_ns, prior.documents), 1, 0, 0
+        try:
+            outcome = self.ingestion.ingest(config, candidate.path, data, detected)
+        except Exception as error:  # a bug in one extractor must not abort the run
+            detail = f"{type(error).__name__}: {error}"
+            outcome = FileOutcome(
+                skipped=Skipped(candidate.path, SkipReason.EXTRACT_FAILED, detail),
+                keep_previous=True,
+            )
+        if outcome.skipped is not None:
+            skipped.append(outcome.skipped)
+            if outcome.keep_previous:
+                errors.append(f"{candidate.path}: {outcome.skipped.detail}; previous chunks kept")
+                return prior, 1, 0, 0
+            return None, 1, 0, 0
+        record = _record(digest, candidate, size, read_ns, tuple(outcome.documents))
+        return record, 1, 1, outcome.cut_lines
+
+    def _changed_scope(
+        self,
+        admission: Admission,
+        previous: dict[str, FileRecord],
+        changed_paths: Iterable[str | os.PathLike[str]],
+    ) -> tuple[list[Candidate], list[Skipped], set[str]]:
+        """Candidates to (re)process, skips, and recorded paths whose records are void."""
+        root = admission.root
+        candidates: dict[str, Candidate] = {}
+        skipped: list[Skipped] = []
+        gone: set[str] = set()
+        for raw in changed_paths:
+            relative = _relative(root, raw)
+            if relative is None:
+                continue
+            if is_ignore_file_name(relative.rsplit("/", 1)[-1]):
+                relative = relative.rpartition("/")[0]  # its rules changed: redo its directory
+            prefix = f"{relative}/" if relative else ""
+            gone.update(p for p in previous if p == relative or p.startswith(prefix))
+            absolute = root / relative if relative else root
+            if absolute.is_dir() and not absolute.is_symlink():
+                verdict = admission.directory_path_verdict(relative)
+                if verdict is not None:
+                    skipped.append(verdict)
+                    continue
+                for item in walk(admission, relative):
+                    if isinstance(item, Candidate):
+                        candidates[item.path] = item
+                    else:
+                        skipped.append(item)
+                continue
+            found = self.ingestion.check_path(admission, relative)
+            if isinstance(found, Candidate):
+                candidates[found.path] = found
+            elif found is not None:
+                skipped.append(found)
+        ordered = [candidates[path] for path in sorted(candidates)]
+        return ordered, skipped, gone
+
+    def _check_source_caps(self, candidates: list[Candidate], kept: dict[str, FileRecord]) -> None:
+        files = len(candidates) + len(kept)
+        if files > self.limits.max_files:
+            raise IndexRejectedError(
+                f"source has {files} files, over the max_files cap of {self.limits.max_files}; "
+                "the previous index stays"
+            )
+        total = sum(c.size for c in candidates) + sum(r.size for r in kept.values())
+        if total > self.limits.max_total_bytes:
+            raise IndexRejectedError(
+                f"source holds {total} bytes, over the max_total_bytes cap of "
+                f"{self.limits.max_total_bytes}; the previous index stays"
+            )
+
+    @staticmethod
+    def _commit(
+        knowledge_base: KnowledgeBase,
+        bm25: BM25Stream,
+        removed_ids: list[str],
+        added: list[Document],
+        removed_docs: list[Document],
+    ) -> None:
+        if not removed_ids and not added:
+            return
+        try:
+            knowledge_base.replace_documents(removed_ids, added)
+        except Exception as error:
+            raise IndexCommitError(f"knowledge base swap failed: {error}") from error
+        try:
+            bm25.replace_documents(removed_ids, added)
+        except Exception as error:
+            knowledge_base.replace_documents([d.id for d in added], removed_docs)
+            raise IndexCommitError(
+                f"BM25 swap failed ({error}); the knowledge base was restored"
+            ) from error
+
+
+def _record(
+    digest: str, candidate: Candidate, size: int, read_ns: int, documents: tuple[Document, ...]
+) -> FileRecord:
+    return FileRecord(
+        digest, size, candidate.mtime_ns, candidate.ctime_ns, candidate.inode, read_ns, documents
+    )
+
+
+def _difference(
+    previous: dict[str, FileRecord], staged: dict[str, FileRecord]
+) -> tuple[list[Document], list[str], list[Document]]:
+    """(documents to add, ids to remove, the removed documents) turning previous into staged."""
+    added: list[Document] = []
+    removed: list[Document] = []
+    for path, record in previous.items():
+        new = staged.get(path)
+        if new is None or new.documents is not record.documents:
+            removed.extend(record.documents)
+    for path, record in staged.items():
+        old = previous.get(path)
+        if old is None or old.documents is not record.documents:
+            added.extend(record.documents)
+    return added, [d.id for d in removed], removed
+
+
+def _relative(root: Path, raw: str | os.PathLike[str]) -> str | None:
+    """``raw`` as a POSIX path below ``root`` ("" for the root), or None if it is outside."""
+    path = Path(raw)
+    if not path.is_absolute():
+        path = root / path
+    try:
+        relative = Path(os.path.normpath(path)).relative_to(root)
+    except ValueError:
+        return None
+    text = relative.as_posix()
+    return "" if text == "." else text

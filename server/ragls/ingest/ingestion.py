@@ -1,0 +1,146 @@
+"""FileIngestionService: discovery and the per-file pipeline (SPEC §8, seed "FileIndexer").
+
+``discover`` walks a source and returns candidates and skips; ``check_path`` decides one path the
+same way without walking (the watcher's route); ``read`` opens a candidate safely (no links
+followed, no FIFO opened, at most ``max_file_bytes``); ``ingest`` detects the format, extracts and
+chunks one file's bytes. Partial failure is a value: ``ingest`` returns the chunks or a
+:class:`Skipped` with the reason, never raises for a bad file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+
+from ragls.core.documents import Document
+from ragls.ingest.admission import Admission, Skipped, SkipReason
+from ragls.ingest.chunking.chunker import NormalizedDocumentChunker
+from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.extract import EXTRACTOR_VERSION, ExtractionError, extract
+from ragls.ingest.formats import Detected, DocumentFormat, detect
+from ragls.ingest.limits import Limits
+from ragls.ingest.walk import Candidate, walk
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    candidates: list[Candidate]
+    skipped: list[Skipped]
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutcome:
+    """The result of the pipeline for one file: chunks, or why there are none."""
+
+    documents: list[Document] = field(default_factory=list)
+    skipped: Skipped | None = None
+    cut_lines: int = 0
+    keep_previous: bool = False  # a transient failure: the file's previous chunks stay
+
+
+class FileTooLargeError(OSError):
+    pass
+
+
+class FileIngestionService:
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        chunker: NormalizedDocumentChunker | None = None,
+    ) -> None:
+        self.limits = limits if limits is not None else Limits.defaults()
+        self.chunker = chunker if chunker is not None else NormalizedDocumentChunker()
+
+    def admission(self, config: KnowledgeSourceConfig) -> Admission:
+        return Admission(config, self.limits)
+
+    def discover(
+        self, config: KnowledgeSourceConfig, admission: Admission | None = None
+    ) -> Discovery:
+        admission = admission or self.admission(config)
+        candidates: list[Candidate] = []
+        skipped: list[Skipped] = []
+        for item in walk(admission):
+            (candidates if isinstance(item, Candidate) else skipped).append(item)  # type: ignore[arg-type]
+        return Discovery(candidates, skipped)
+
+    def check_path(self, admission: Admission, relative: str) -> Candidate | Skipped | None:
+        """One file path decided as the walk would; None if nothing is there any more."""
+        try:
+            info = os.lstat(admission.root / relative)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            return Skipped(relative, SkipReason.UNREADABLE, error.strerror or str(error))
+        if stat.S_ISLNK(info.st_mode):
+            return Skipped(relative, SkipReason.SYMLINK)
+        if not stat.S_ISREG(info.st_mode):
+            return Skipped(relative, SkipReason.SPECIAL)
+        verdict = admission.path_verdict(relative)
+        return verdict if verdict is not None else Candidate.from_stat(relative, info)
+
+    def read(self, config: KnowledgeSourceConfig, candidate: Candidate) -> bytes:
+        """The file's bytes; OSError if it cannot be read, FileTooLargeError over the cap."""
+        if candidate.size > self.limits.max_file_bytes:
+            raise FileTooLargeError(f"{candidate.size} bytes")
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        descriptor = os.open(config.path / candidate.path, flags)
+        try:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode):
+                raise OSError(f"{candidate.path} is no longer a regular file")
+            chunks = []
+            remaining = self.limits.max_file_bytes + 1
+            while remaining > 0:
+                block = os.read(descriptor, min(remaining, 1 << 20))
+                if not block:
+                    break
+                chunks.append(block)
+                remaining -= len(block)
+        finally:
+            os.close(descriptor)
+        data = b"".join(chunks)
+        if len(data) > self.limits.max_file_bytes:
+            raise FileTooLargeError(f"over {self.limits.max_file_bytes} bytes")
+        return data
+
+    def detect(self, config: KnowledgeSourceConfig, relative: str, data: bytes) -> Detected | None:
+        name = relative.rsplit("/", 1)[-1]
+        detected = detect(name, data)
+        if config.format is DocumentFormat.AUTO or detected is None:
+            return detected
+        language = detected.language if config.format is DocumentFormat.CODE else ""
+        return Detected(config.format, language)
+
+    def pipeline_key(self, config: KnowledgeSourceConfig, detected: Detected | None) -> str:
+        described = (
+            "unsupported" if detected is None else f"{detected.format.value}:{detected.language}"
+        )
+        return (
+            f"{described}|extractor-{EXTRACTOR_VERSION}|{self.chunker.version_key}"
+            f"|{config.selector_key()}|chunks-{self.limits.max_chunks_per_file}"
+        )
+
+    def ingest(
+        self, config: KnowledgeSourceConfig, relative: str, data: bytes, detected: Detected | None
+    ) -> FileOutcome:
+        if detected is None:
+            return FileOutcome(skipped=Skipped(relative, SkipReason.BINARY))
+        try:
+            extracted = extract(detected, data)
+        except ExtractionError as error:
+            return FileOutcome(
+                skipped=Skipped(relative, SkipReason.EXTRACT_FAILED, str(error)), keep_previous=True
+            )
+        chunked = self.chunker.chunk(
+            extracted.text,
+            file=relative,
+            format=detected.format,
+            language=extracted.language or detected.language,
+            blocks=extracted.blocks,
+        )
+        if len(chunked.documents) > self.limits.max_chunks_per_file:
+            detail = f"{len(chunked.documents)} chunks, over {self.limits.max_chunks_per_file}"
+            return FileOutcome(skipped=Skipped(relative, SkipReason.TOO_MANY_CHUNKS, detail))
+        return FileOutcome(chunked.documents, cut_lines=chunked.cut_lines)
