@@ -17,6 +17,7 @@ import hashlib
 from dataclasses import dataclass
 
 from ragls.core.documents import Document
+from ragls.ingest.admission import Skipped
 from ragls.ingest.walk import Candidate
 
 RACY_WINDOW_NS = 2_000_000_000
@@ -32,7 +33,8 @@ def fingerprint(data: bytes, pipeline_key: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class FileRecord:
-    """What the indexer remembers of one indexed file."""
+    """What the indexer remembers of one file it read: its chunks, or why its content was
+    refused (so an unchanged binary file is not read again on the next run)."""
 
     fingerprint: str
     size: int
@@ -41,6 +43,7 @@ class FileRecord:
     inode: int
     read_ns: int
     documents: tuple[Document, ...]
+    skip: Skipped | None = None  # set when the content was refused (binary, too many chunks)
 
     def stat_unchanged(self, candidate: Candidate) -> bool:
         """True if the file can be trusted unchanged without reading it (see module doc)."""

@@ -72,7 +72,7 @@ class FileIndexer:
     def clear_hashes(self) -> None:
         """Forget every fingerprint: the next run reads and re-chunks every file."""
         self._records = {
-            path: FileRecord("", -1, -1, -1, -1, 0, record.documents)
+            path: FileRecord("", -1, -1, -1, -1, 0, record.documents, record.skip)
             for path, record in self._records.items()
         }
 
@@ -102,8 +102,9 @@ class FileIndexer:
         if not root.is_dir():
             raise IndexRejectedError(f"path {str(root)!r} is not a directory")
         admission = self.ingestion.admission(config)
-        previous = self._records if self._root == root else {}
         same_root = self._root == root
+        committed = self._records  # what the stores hold now, whatever its root
+        previous = committed if same_root else {}  # what this run may reuse
         if changed_paths is not None and same_root:
             candidates, skipped, gone = self._changed_scope(admission, previous, changed_paths)
             staged = {path: rec for path, rec in previous.items() if path not in gone}
@@ -124,6 +125,8 @@ class FileIndexer:
             prior = previous.get(candidate.path)
             if prior is not None and prior.stat_unchanged(candidate):
                 staged[candidate.path] = prior
+                if prior.skip is not None:
+                    skipped.append(prior.skip)
             else:
                 outcome = self._process(config, candidate, prior, skipped, errors)
                 files_read += outcome[1]
@@ -134,17 +137,17 @@ class FileIndexer:
             if progress is not None:
                 progress(position, total, candidate.path)
 
-        added, removed_ids, removed_docs = _difference(previous, staged)
+        added, removed_ids, removed_docs = _difference(committed, staged)
         with commit_lock if commit_lock is not None else nullcontext():
             self._commit(knowledge_base, bm25, removed_ids, added, removed_docs)
         self._root, self._records = root, staged
         return IndexReport(
             root=root,
-            file_count=len(staged),
+            file_count=sum(1 for record in staged.values() if record.skip is None),
             chunk_count=sum(len(record.documents) for record in staged.values()),
             files_read=files_read,
             files_chunked=files_chunked,
-            files_removed=sum(1 for path in previous if path not in staged),
+            files_removed=sum(1 for path in committed if path not in staged or not same_root),
             chunks_added=len(added),
             chunks_removed=len(removed_ids),
             skipped=skipped,
@@ -164,6 +167,10 @@ class FileIndexer:
         errors: list[str],
     ) -> tuple[FileRecord | None, int, int, int]:
         """(the file's new record or None, read?, chunked?, cut lines)."""
+        refused = self.ingestion.refuse_by_name(candidate.path)
+        if refused is not None:
+            skipped.append(refused)
+            return None, 0, 0, 0
         read_ns = time.time_ns()
         try:
             data = self.ingestion.read(config, candidate)
@@ -179,7 +186,10 @@ class FileIndexer:
         digest = fingerprint(data, self.ingestion.pipeline_key(config, detected))
         size = len(data)
         if prior is not None and prior.fingerprint == digest:
-            return _record(digest, candidate, size, read_ns, prior.documents), 1, 0, 0
+            if prior.skip is not None:
+                skipped.append(prior.skip)
+            record = _record(digest, candidate, size, read_ns, prior.documents, prior.skip)
+            return record, 1, 0, 0
         try:
             outcome = self.ingestion.ingest(config, candidate.path, data, detected)
         except Exception as error:  # a bug in one extractor must not abort the run
@@ -193,7 +203,7 @@ class FileIndexer:
             if outcome.keep_previous:
                 errors.append(f"{candidate.path}: {outcome.skipped.detail}; previous chunks kept")
                 return prior, 1, 0, 0
-            return None, 1, 0, 0
+            return _record(digest, candidate, size, read_ns, (), outcome.skipped), 1, 0, 0
         record = _record(digest, candidate, size, read_ns, tuple(outcome.documents))
         return record, 1, 1, outcome.cut_lines
 
@@ -274,10 +284,22 @@ class FileIndexer:
 
 
 def _record(
-    digest: str, candidate: Candidate, size: int, read_ns: int, documents: tuple[Document, ...]
+    digest: str,
+    candidate: Candidate,
+    size: int,
+    read_ns: int,
+    documents: tuple[Document, ...],
+    skip: Skipped | None = None,
 ) -> FileRecord:
     return FileRecord(
-        digest, size, candidate.mtime_ns, candidate.ctime_ns, candidate.inode, read_ns, documents
+        digest,
+        size,
+        candidate.mtime_ns,
+        candidate.ctime_ns,
+        candidate.inode,
+        read_ns,
+        documents,
+        skip,
     )
 
 

@@ -18,7 +18,7 @@ from ragls.ingest.admission import Admission, Skipped, SkipReason
 from ragls.ingest.chunking.chunker import NormalizedDocumentChunker
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.extract import EXTRACTOR_VERSION, ExtractionError, extract
-from ragls.ingest.formats import Detected, DocumentFormat, detect
+from ragls.ingest.formats import Detected, DocumentFormat, detect, is_binary_name
 from ragls.ingest.limits import Limits
 from ragls.ingest.walk import Candidate, walk
 
@@ -104,6 +104,13 @@ class FileIngestionService:
         if len(data) > self.limits.max_file_bytes:
             raise FileTooLargeError(f"over {self.limits.max_file_bytes} bytes")
         return data
+
+    @staticmethod
+    def refuse_by_name(relative: str) -> Skipped | None:
+        """A file whose name alone says it is binary (an image, an archive) is never read."""
+        if is_binary_name(relative.rsplit("/", 1)[-1]):
+            return Skipped(relative, SkipReason.BINARY)
+        return None
 
     def detect(self, config: KnowledgeSourceConfig, relative: str, data: bytes) -> Detected | None:
         name = relative.rsplit("/", 1)[-1]

@@ -65,16 +65,20 @@ def _parser(name: str) -> Parser:
 
 
 def _name_of(node: Node) -> str:
-    for field in ("name", "type", "declarator"):
+    fields = ("name", "type") if node.type == "impl_item" else ("name",)  # impl Foo { ... }
+    for field in fields:
         child = node.child_by_field_name(field)
-        while child is not None and child.type not in NAME_TYPES:
-            # C/C++ declarators nest: function_declarator -> declarator -> identifier
-            inner = child.child_by_field_name("declarator") or child.child_by_field_name("name")
-            if inner is None:
-                inner = next((c for c in child.named_children if c.type in NAME_TYPES), None)
-            child = inner
         if child is not None and child.text:
             return child.text.decode("utf-8", "replace")
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None and declarator.type not in NAME_TYPES:
+        # C/C++ declarators nest: function_declarator -> declarator -> identifier
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in declarator.named_children if c.type in NAME_TYPES), None)
+        declarator = inner
+    if declarator is not None and declarator.text:
+        return declarator.text.decode("utf-8", "replace")
     if node.type == "type_declaration":
         spec = next((c for c in node.named_children if c.type in ("type_spec", "type_alias")), None)
         if spec is not None:

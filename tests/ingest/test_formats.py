@@ -1,0 +1,127 @@
+"""AUTO detection, decoding and the extractors, broken inputs included (SPEC §8)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragls.ingest.extract import ExtractionError, extract
+from ragls.ingest.formats import Detected, DocumentFormat, decode_text, detect
+from tests.ingest.trees import minimal_pdf
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("app.py", (DocumentFormat.CODE, "python")),
+        ("App.TSX", (DocumentFormat.CODE, "tsx")),
+        ("main.rs", (DocumentFormat.CODE, "rust")),
+        ("Makefile", (DocumentFormat.CODE, "make")),
+        ("README.md", (DocumentFormat.MARKDOWN, "")),
+        ("notes.txt", (DocumentFormat.TEXT, "")),
+        ("guide.rst", (DocumentFormat.RESTRUCTUREDTEXT, "")),
+        ("page.html", (DocumentFormat.HTML, "")),
+        ("data.json", (DocumentFormat.JSON, "")),
+        ("conf.yml", (DocumentFormat.YAML, "")),
+        ("pyproject.toml", (DocumentFormat.TOML, "")),
+        ("setup.cfg", (DocumentFormat.INI, "")),
+        ("pom.xml", (DocumentFormat.XML, "")),
+        ("table.csv", (DocumentFormat.CSV, "")),
+        ("nb.ipynb", (DocumentFormat.NOTEBOOK, "")),
+        ("LICENSE", (DocumentFormat.TEXT, "")),
+    ],
+)
+def test_detection_by_name(name: str, expected: tuple[DocumentFormat, str]) -> None:
+    assert detect(name, b"some text\n") == Detected(*expected)
+
+
+@pytest.mark.parametrize(
+    ("first_line", "language"),
+    [
+        (b"#!/usr/bin/env python3\n", "python"),
+        (b"#!/bin/bash\n", "bash"),
+        (b"#! /usr/bin/env node\n", "javascript"),
+        (b"#!/usr/bin/ruby2.7 -w\n", "ruby"),
+    ],
+)
+def test_shebang_names_the_language(first_line: bytes, language: str) -> None:
+    assert detect("script", first_line + b"echo hi\n") == Detected(DocumentFormat.CODE, language)
+
+
+def test_nul_bytes_and_binary_extensions_are_binary() -> None:
+    assert detect("blob.dat", b"abc\x00def") is None
+    assert detect("image.png", b"looks like text") is None
+    assert detect("notes.txt", b"\x00\x01\x02") is None
+
+
+def test_pdf_is_detected_by_magic_or_extension() -> None:
+    assert detect("paper", b"%PDF-1.4\n...") == Detected(DocumentFormat.PDF, "")
+    assert detect("paper.pdf", b"garbage") == Detected(DocumentFormat.PDF, "")
+
+
+def test_decoding_handles_boms_utf16_and_legacy_encodings() -> None:
+    assert decode_text(b"\xef\xbb\xbfhello") == "hello"
+    assert decode_text("h\u00e9llo".encode("utf-16")) == "h\u00e9llo"
+    assert detect("x.txt", "hi".encode("utf-16")) == Detected(DocumentFormat.TEXT, "")
+    assert decode_text(b"caf\xe9 cr\xe8me") == "café crème"  # invalid UTF-8: Windows-1252
+    assert decode_text(b"\x81\x8d\x8f") is not None  # undefined in 1252: Latin-1, never fails
+    assert decode_text(b"\x01\x02\x03\x04 binaryish") is None
+
+
+def test_html_keeps_text_and_drops_markup_and_scripts() -> None:
+    html = b"<html><head><style>p{}</style><script>var evil=1;</script></head><body>"
+    html += b"<h1>Title &amp; more</h1><p>First <b>bold</b> para.</p><div>Second</div></body>"
+    text = extract(Detected(DocumentFormat.HTML, ""), html).text
+    assert text.split("\n") == ["Title & more", "", "First bold para.", "", "Second"]
+
+
+def test_notebook_cells_become_blocks_without_outputs() -> None:
+    notebook = {
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+        "cells": [
+            {"cell_type": "markdown", "source": ["# Analysis\n", "Intro text"]},
+            {"cell_type": "code", "source": "import pandas\nprint(1)", "outputs": [{"text": "1"}]},
+        ],
+    }
+    extracted = extract(Detected(DocumentFormat.NOTEBOOK, ""), json.dumps(notebook).encode())
+    assert extracted.text == "# Analysis\nIntro text\n\nimport pandas\nprint(1)"
+    assert extracted.language == "python"
+    assert extracted.blocks is not None
+    assert [(b.start, b.end, b.symbol, b.kind) for b in extracted.blocks] == [
+        (0, 1, "cell 1", "markdown-cell"),
+        (3, 4, "cell 2", "code-cell"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{not json",
+        b"[1, 2]",
+        b'{"cells": "nope"}',
+        b'{"cells": [3]}',
+        b'{"cells": [{"source": 5}]}',
+    ],
+)
+def test_malformed_notebooks_fail_with_a_reason(content: bytes) -> None:
+    with pytest.raises(ExtractionError, match="notebook"):
+        extract(Detected(DocumentFormat.NOTEBOOK, ""), content)
+
+
+def test_pdf_pages_become_blocks() -> None:
+    extracted = extract(Detected(DocumentFormat.PDF, ""), minimal_pdf(["Hello page one", "Two"]))
+    assert "Hello page one" in extracted.text
+    assert extracted.blocks is not None
+    assert [b.symbol for b in extracted.blocks] == ["page 1", "page 2"]
+
+
+def test_a_truncated_pdf_fails_with_a_reason() -> None:
+    data = minimal_pdf(["Hello page one"])
+    with pytest.raises(ExtractionError, match="PDF"):
+        extract(Detected(DocumentFormat.PDF, ""), data[: len(data) // 3])
+
+
+def test_undecodable_text_fails_with_a_reason() -> None:
+    with pytest.raises(ExtractionError, match="not text"):
+        extract(Detected(DocumentFormat.TEXT, ""), b"\x01\x02\x03\x04\x05\x06 x")

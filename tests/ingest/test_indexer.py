@@ -1,0 +1,328 @@
+"""FileIndexer's generation guarantees and incremental work (SPEC §8 "Incremental indexing")."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from ragls.core.bm25 import BM25Stream
+from ragls.core.documents import Document
+from ragls.core.knowledge_base import InMemoryKnowledgeBase
+from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
+from ragls.ingest.admission import SkipReason
+from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.indexer import FileIndexer, IndexReport
+from ragls.ingest.ingestion import FileIngestionService
+from ragls.ingest.limits import Limits
+from ragls.ingest.walk import Candidate
+from tests.ingest.trees import backdate, make_tree
+
+
+class Stores:
+    def __init__(self) -> None:
+        self.kb = InMemoryKnowledgeBase()
+        self.bm25 = BM25Stream(max_documents=100_000)
+
+    def ids(self) -> set[str]:
+        kb_ids = {d.id for d in self.kb.list()}
+        assert kb_ids == set(self.bm25.ids()), "knowledge base and BM25 disagree"
+        return kb_ids
+
+    def files(self) -> set[str]:
+        return {d.metadata["file"] for d in self.kb.list()}
+
+
+def run(indexer: FileIndexer, root: Path, stores: Stores, **kwargs: object) -> IndexReport:
+    return indexer.index(KnowledgeSourceConfig(root), stores.kb, stores.bm25, **kwargs)  # type: ignore[arg-type]
+
+
+def tree(tmp_path: Path, count: int = 5) -> Path:
+    return make_tree(
+        tmp_path, {f"src/m{i}.py": f"def f{i}():\n    return 'token{i}'\n" for i in range(count)}
+    )
+
+
+def test_first_run_indexes_everything(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    report = run(indexer, tree(tmp_path), stores)
+    assert (report.file_count, report.files_read, report.files_chunked) == (5, 5, 5)
+    assert stores.files() == {f"src/m{i}.py" for i in range(5)}
+    assert report.chunk_count == len(stores.ids())
+
+
+def test_warm_run_reads_nothing(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    before = stores.ids()
+    report = run(indexer, root, stores)
+    assert (report.files_read, report.files_chunked, report.chunks_added) == (0, 0, 0)
+    assert stores.ids() == before
+
+
+def test_recently_written_files_are_rehashed_not_trusted(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = make_tree(tmp_path, {"a.txt": "alpha"}, old=False)  # mtime = now: inside racy window
+    run(indexer, root, stores)
+    report = run(indexer, root, stores)
+    assert (report.files_read, report.files_chunked) == (1, 0)
+
+
+def test_touched_but_unchanged_file_is_read_but_not_rechunked(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    os.utime(root / "src/m1.py", (1_600_000_100, 1_600_000_100))
+    report = run(indexer, root, stores)
+    assert (report.files_read, report.files_chunked) == (1, 0)
+
+
+def test_changed_file_is_rechunked_alone(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    (root / "src/m2.py").write_text("def changed():\n    return 'fresh'\n")
+    backdate(root / "src/m2.py")
+    os.utime(root / "src/m2.py", (1_600_000_500, 1_600_000_500))
+    report = run(indexer, root, stores)
+    assert (report.files_read, report.files_chunked) == (1, 1)
+    assert [r.metadata["file"] for r in stores.bm25.search("fresh", 5)] == ["src/m2.py"]
+    assert stores.bm25.search("token2", 5) == []
+
+
+def test_deleted_and_renamed_files_lose_their_chunks(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    (root / "src/m0.py").unlink()
+    (root / "src/m1.py").rename(root / "src/renamed.py")
+    report = run(indexer, root, stores)
+    assert report.files_removed == 2
+    assert stores.files() == {"src/m2.py", "src/m3.py", "src/m4.py", "src/renamed.py"}
+
+
+def test_newly_ignored_files_lose_their_chunks(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    (root / ".gitignore").write_text("m3.py\n")
+    run(indexer, root, stores)
+    assert "src/m3.py" not in stores.files()
+
+
+def test_unreadable_file_keeps_its_previous_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    before = stores.ids()
+    os.utime(root / "src/m1.py", (1_600_000_900, 1_600_000_900))  # forces a read
+    real_read = FileIngestionService.read
+
+    def failing_read(
+        self: FileIngestionService, config: KnowledgeSourceConfig, c: Candidate
+    ) -> bytes:
+        if c.path == "src/m1.py":
+            raise PermissionError(13, "Permission denied")
+        return real_read(self, config, c)
+
+    monkeypatch.setattr(FileIngestionService, "read", failing_read)
+    report = run(indexer, root, stores)
+    assert stores.ids() == before
+    assert any("src/m1.py" in error for error in report.errors)
+    assert any(s.path == "src/m1.py" and s.reason is SkipReason.UNREADABLE for s in report.skipped)
+
+
+class FailingBM25(BM25Stream):
+    fail = False
+
+    def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
+        if self.fail:
+            raise RuntimeError("injected BM25 failure")
+        super().replace_documents(remove_ids, add)
+
+
+def test_bm25_swap_failure_restores_the_knowledge_base(tmp_path: Path) -> None:
+    kb, bm25, indexer = InMemoryKnowledgeBase(), FailingBM25(), FileIndexer()
+    root = tree(tmp_path)
+    indexer.index(KnowledgeSourceConfig(root), kb, bm25)
+    before = {d.id: d for d in kb.list()}
+    (root / "src/m0.py").unlink()
+    (root / "src/new.py").write_text("def brand_new():\n    pass\n")
+    bm25.fail = True
+    with pytest.raises(IndexCommitError, match="restored"):
+        indexer.index(KnowledgeSourceConfig(root), kb, bm25)
+    assert {d.id: d for d in kb.list()} == before
+    assert set(bm25.ids()) == set(before)
+    bm25.fail = False  # the next run still knows what it must change
+    report = indexer.index(KnowledgeSourceConfig(root), kb, bm25)
+    assert report.files_removed == 1
+    assert {d.metadata["file"] for d in kb.list()} >= {"src/new.py"}
+    assert "src/m0.py" not in {d.metadata["file"] for d in kb.list()}
+
+
+def test_source_caps_reject_the_run_and_keep_the_previous_index(tmp_path: Path) -> None:
+    stores = Stores()
+    indexer = FileIndexer(Limits(max_files=5))
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    before = stores.ids()
+    (root / "src/extra.py").write_text("x = 1\n")
+    with pytest.raises(IndexRejectedError, match="max_files"):
+        run(indexer, root, stores)
+    assert stores.ids() == before
+    small = FileIndexer(Limits(max_total_bytes=10))
+    with pytest.raises(IndexRejectedError, match="max_total_bytes"):
+        run(small, root, Stores())
+
+
+def test_per_file_caps_skip_the_file_with_its_reason(tmp_path: Path) -> None:
+    stores = Stores()
+    root = make_tree(
+        tmp_path, {"big.txt": "x" * 200, "small.txt": "tiny", "many.txt": "a\n\nb\n\nc\n"}
+    )
+    indexer = FileIndexer(Limits(max_file_bytes=100, max_chunks_per_file=1))
+    indexer.ingestion.chunker.max_lines = 1  # one paragraph per chunk
+    report = run(indexer, root, stores)
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert reasons["big.txt"] is SkipReason.TOO_LARGE
+    assert reasons["many.txt"] is SkipReason.TOO_MANY_CHUNKS
+    assert stores.files() == {"small.txt"}
+
+
+def test_cancellation_leaves_the_previous_generation(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    before = stores.ids()
+    for i in range(5):
+        (root / f"src/m{i}.py").write_text(f"def g{i}():\n    pass\n")
+    calls = []
+
+    def cancelled() -> bool:
+        calls.append(1)
+        return len(calls) > 2
+
+    with pytest.raises(IndexCancelledError):
+        run(indexer, root, stores, cancelled=cancelled)
+    assert stores.ids() == before
+    report = run(indexer, root, stores)
+    assert report.files_chunked == 5
+
+
+def test_progress_reports_each_file(tmp_path: Path) -> None:
+    seen: list[tuple[int, int, str]] = []
+    run(FileIndexer(), tree(tmp_path, 3), Stores(), progress=lambda *tick: seen.append(tick))
+    assert seen == [(1, 3, "src/m0.py"), (2, 3, "src/m1.py"), (3, 3, "src/m2.py")]
+
+
+def test_changed_paths_run_touches_only_those_files(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path, 50)
+    run(indexer, root, stores)
+    (root / "src/m7.py").write_text("def seven():\n    return 'edited'\n")
+    (root / "src/m8.py").unlink()
+    (root / "src/added.py").write_text("def added():\n    pass\n")
+    report = run(
+        indexer, root, stores, changed_paths=["src/m7.py", root / "src/m8.py", "src/added.py"]
+    )
+    assert report.changed_paths_run
+    assert (report.files_read, report.files_chunked, report.files_removed) == (2, 2, 1)
+    assert report.file_count == 50
+    assert [r.metadata["file"] for r in stores.bm25.search("edited", 5)] == ["src/m7.py"]
+    assert "src/m8.py" not in stores.files()
+
+
+def test_changed_directory_is_walked_below_it_only(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path, 10)
+    run(indexer, root, stores)
+    make_tree(root, {"newpkg/a.py": "def a():\n    pass\n", "newpkg/b.py": "def b():\n    pass\n"})
+    report = run(indexer, root, stores, changed_paths=["newpkg"])
+    assert (report.files_read, report.file_count) == (2, 12)
+    (root / "newpkg/a.py").unlink()
+    (root / "newpkg/b.py").unlink()
+    (root / "newpkg").rmdir()
+    report = run(indexer, root, stores, changed_paths=["newpkg"])
+    assert (report.files_removed, report.file_count) == (2, 10)
+
+
+def test_changed_ignore_file_reevaluates_its_directory(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path, 4)
+    run(indexer, root, stores)
+    (root / "src/.gitignore").write_text("m1.py\n")
+    run(indexer, root, stores, changed_paths=["src/.gitignore"])
+    assert "src/m1.py" not in stores.files()
+    (root / "src/.gitignore").unlink()
+    run(indexer, root, stores, changed_paths=["src/.gitignore"])
+    assert "src/m1.py" in stores.files()
+
+
+def test_changed_paths_outside_the_root_or_ignored_are_refused(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path / "root", 2)
+    make_tree(tmp_path, {"outside.py": "x = 1\n", "root/node_modules/m.js": "x"})
+    run(indexer, root, stores)
+    report = run(
+        indexer,
+        root,
+        stores,
+        changed_paths=[tmp_path / "outside.py", "../outside.py", "node_modules/m.js"],
+    )
+    assert report.files_read == 0
+    assert stores.files() == {"src/m0.py", "src/m1.py"}
+
+
+def test_clear_hashes_forces_a_full_reindex(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    root = tree(tmp_path)
+    run(indexer, root, stores)
+    indexer.clear_hashes()
+    report = run(indexer, root, stores)
+    assert (report.files_read, report.files_chunked) == (5, 5)
+    assert report.file_count == 5
+
+
+def test_a_new_root_replaces_the_old_one(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    run(indexer, tree(tmp_path / "one", 3), stores)
+    other = make_tree(tmp_path / "two", {"b.md": "# Other\ntext"})
+    run(indexer, other, stores)
+    assert stores.files() == {"b.md"}
+
+
+def test_concurrent_searches_never_see_a_mix_of_generations(tmp_path: Path) -> None:
+    stores, indexer = Stores(), FileIndexer()
+    names = [f"f{i}.txt" for i in range(20)]
+    root = make_tree(tmp_path, {name: "marker generation0" for name in names})
+    run(indexer, root, stores)
+    stop = threading.Event()
+    observed: list[set[str]] = []
+
+    def reader() -> None:
+        while not stop.is_set():
+            for store in (stores.bm25, stores.kb):
+                results = store.search("marker", 100)
+                observed.append({r.content for r in results})
+
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        for generation in range(1, 16):
+            for name in names:
+                (root / name).write_text(f"marker generation{generation}")
+                os.utime(root / name, (1_600_000_000 + generation, 1_600_000_000 + generation))
+            run(indexer, root, stores)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert observed
+    assert [seen for seen in observed if len(seen) != 1] == []
