@@ -1,9 +1,13 @@
 """ragls benchmarks (``make bench``; not part of ``make test``).
 
-Measures the retrieval core on a deterministic synthetic corpus: building a BM25Stream and an
-InMemoryKnowledgeBase, and query latency of BM25 alone and of the hybrid search (BM25 + TF-IDF
-fused by RRF). Every figure is a median over repeated runs; latencies are percentiles over a fixed
-query set. Results are printed as a Markdown table and written as JSON to bench/results/.
+* core: the retrieval core on a deterministic synthetic corpus: building a BM25Stream and the
+  service's stores, and query latency of BM25 alone and of the hybrid search (BM25 + TF-IDF fused
+  by RRF); latencies are percentiles over a fixed query set.
+* index: cold and warm (nothing changed) indexing of the running interpreter's standard library
+  (``sysconfig.get_paths()["stdlib"]`` without site-packages), each repeat in a fresh process:
+  files/s, MB/s, chunks/s and peak RSS.
+Every figure is a median over repeated runs. Results are printed as Markdown tables and written
+as JSON to bench/results/.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -91,6 +97,38 @@ def bench_core(documents: int, repeats: int) -> dict[str, float]:
     }
 
 
+def bench_index(repeats: int) -> dict[str, float]:
+    root = sysconfig.get_paths()["stdlib"]
+    script = Path(__file__).resolve().parent / "index_once.py"
+    runs = []
+    for _ in range(repeats):
+        output = subprocess.run(
+            [sys.executable, str(script), root, "site-packages/"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        runs.append(json.loads(output))
+
+    def median(key: str) -> float:
+        return float(statistics.median(run[key] for run in runs))
+
+    cold, warm = median("cold_s"), median("warm_s")
+    return {
+        "files": int(median("files")),
+        "chunks": int(median("chunks")),
+        "MB": median("bytes") / 1e6,
+        "cold_s": cold,
+        "warm_s": warm,
+        "cold/warm": cold / warm,
+        "files_per_s": median("files") / cold,
+        "MB_per_s": median("bytes") / 1e6 / cold,
+        "chunks_per_s": median("chunks") / cold,
+        "warm_files_read": int(median("warm_files_read")),
+        "peak_rss_MB": median("peak_rss_mb"),
+    }
+
+
 def markdown(rows: list[dict[str, float]]) -> str:
     keys = list(rows[0])
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
@@ -107,12 +145,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--index-repeats", type=int, default=3)
+    parser.add_argument("--only", choices=["core", "index"], help="run one section")
     args = parser.parse_args(argv)
-    rows = [bench_core(int(size), args.repeats) for size in args.sizes.split(",")]
-    print(f"## Retrieval core (median of {args.repeats} runs; Python {sys.version.split()[0]})")
-    print(markdown(rows))
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "core.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    python = f"Python {sys.version.split()[0]}"
+    if args.only in (None, "core"):
+        rows = [bench_core(int(size), args.repeats) for size in args.sizes.split(",")]
+        print(f"## Retrieval core (median of {args.repeats} runs; {python})")
+        print(markdown(rows))
+        (RESULTS / "core.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    if args.only in (None, "index"):
+        row = bench_index(args.index_repeats)
+        print(f"\n## Indexing the standard library (median of {args.index_repeats} runs; {python})")
+        print(markdown([row]))
+        (RESULTS / "index.json").write_text(json.dumps(row, indent=2) + "\n", encoding="utf-8")
     return 0
 
 

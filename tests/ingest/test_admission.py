@@ -205,3 +205,12 @@ def test_single_path_checks_agree_with_the_walk(tmp_path: Path) -> None:
         path for path in every_file if isinstance(service.check_path(admission, path), Candidate)
     }
     assert checked == walked == {"a.txt", "keep.log", "sub/other.txt"}
+
+
+def test_excluded_directories_are_pruned_not_walked(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"keep/a.txt": "x", "generated/deep/b.txt": "x"})
+    discovery = FileIngestionService().discover(
+        KnowledgeSourceConfig(tmp_path, exclude=("generated/",))
+    )
+    assert [c.path for c in discovery.candidates] == ["keep/a.txt"]
+    assert [(s.path, s.reason) for s in discovery.skipped] == [("generated", SkipReason.EXCLUDED)]

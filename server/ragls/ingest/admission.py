@@ -74,6 +74,8 @@ class Admission:
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
         if self.stack.match(relative, is_dir=True) is Match.IGNORE:
             return Skipped(relative, SkipReason.IGNORED)
+        if self.config.excludes_directory(relative):
+            return Skipped(relative, SkipReason.EXCLUDED)
         if relative.count("/") + 1 > self.limits.max_depth:
             return Skipped(relative, SkipReason.TOO_DEEP)
         refused = self.stack.rules_for(relative).refused

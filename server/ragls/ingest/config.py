@@ -76,6 +76,11 @@ class KnowledgeSourceConfig:
             return False
         return self._exclude_spec is None or not self._exclude_spec.match_file(relative)
 
+    def excludes_directory(self, relative: str) -> bool:
+        """Whether an exclude glob matches the directory at ``relative`` itself, so that the
+        walk prunes it (everything below would be excluded anyway, as in git)."""
+        return self._exclude_spec is not None and self._exclude_spec.match_file(f"{relative}/")
+
     def readmits(self, directory_name: str) -> bool:
         """Whether a re-admittable default directory of this name is walked."""
         lowered = directory_name.lower()
