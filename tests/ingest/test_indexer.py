@@ -326,3 +326,31 @@ def test_concurrent_searches_never_see_a_mix_of_generations(tmp_path: Path) -> N
             thread.join()
     assert observed
     assert [seen for seen in observed if len(seen) != 1] == []
+
+
+def test_worker_processes_give_exactly_the_serial_result(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        f"pkg{i % 7}/mod{i}.py": f"class C{i}:\n    def m(self):\n        return {i}\n"
+        for i in range(300)
+    }
+    files["notes/readme.md"] = "# Notes\n\nSome text.\n"
+    files["blob.dat"] = b"\x00\x01binary"
+    root = make_tree(tmp_path, files)
+    serial, parallel = Stores(), Stores()
+    serial_report = run(FileIndexer(workers=1), root, serial)
+    parallel_report = run(FileIndexer(workers=2), root, parallel)
+    assert {d.id: d for d in parallel.kb.list()} == {d.id: d for d in serial.kb.list()}
+    assert parallel_report.files_read == serial_report.files_read == 302
+    assert [s.path for s in parallel_report.skipped] == [s.path for s in serial_report.skipped]
+
+
+def test_a_broken_worker_pool_falls_back_to_the_calling_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files: dict[str, str | bytes] = {f"m{i}.py": f"def f{i}():\n    pass\n" for i in range(300)}
+    root = make_tree(tmp_path, files)
+    monkeypatch.setattr("sys.executable", "/bin/false")  # every worker exits at once
+    stores = Stores()
+    report = run(FileIndexer(workers=2), root, stores)
+    assert (report.file_count, report.files_chunked) == (300, 300)
+    assert len(stores.files()) == 300

@@ -43,6 +43,10 @@ class Document:
     def __hash__(self) -> int:
         return hash(self.id)
 
+    def __reduce__(self) -> tuple[type[Document], tuple[str, str, dict[str, str]]]:
+        # The read-only metadata view cannot be pickled; rebuild from a plain dict.
+        return (Document, (self.id, self.content, dict(self.metadata)))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Document):
             return NotImplemented

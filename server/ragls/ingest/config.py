@@ -70,6 +70,13 @@ class KnowledgeSourceConfig:
         object.__setattr__(self, "_include_spec", include)
         object.__setattr__(self, "_exclude_spec", exclude)
 
+    def __reduce__(self) -> tuple[type[KnowledgeSourceConfig], tuple[object, ...]]:
+        # The compiled glob specs are rebuilt from the globs (worker processes receive configs).
+        return (
+            KnowledgeSourceConfig,
+            (self.path, self.include, self.exclude, self.format, self.default_skips),
+        )
+
     def selects(self, relative: str) -> bool:
         """Whether include/exclude admit the file at ``relative`` (POSIX, below the root)."""
         if self._include_spec is not None and not self._include_spec.match_file(relative):

@@ -17,7 +17,6 @@ together; if the BM25 swap fails, the knowledge-base swap is undone. Guarantees:
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -27,12 +26,14 @@ from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document
 from ragls.core.knowledge_base import KnowledgeBase
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
-from ragls.ingest.admission import Admission, Skipped, SkipReason
+from ragls.ingest.admission import Admission, Skipped
 from ragls.ingest.config import KnowledgeSourceConfig
-from ragls.ingest.fingerprint import FileRecord, fingerprint
+from ragls.ingest.fingerprint import FileRecord
 from ragls.ingest.ignore.defaults import is_ignore_file_name
-from ragls.ingest.ingestion import FileIngestionService, FileOutcome, FileTooLargeError
+from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
+from ragls.ingest.parallel import default_workers, process_all
+from ragls.ingest.pipeline import Processed, Status
 from ragls.ingest.walk import Candidate, walk
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -58,10 +59,17 @@ class IndexReport:
 
 class FileIndexer:
     def __init__(
-        self, limits: Limits | None = None, ingestion: FileIngestionService | None = None
+        self,
+        limits: Limits | None = None,
+        ingestion: FileIngestionService | None = None,
+        *,
+        workers: int | None = None,
     ) -> None:
+        """``workers``: processes for extraction and chunking in big runs (None: one per core,
+        at most 8; 1: always in the calling thread). See ``ragls.ingest.parallel``."""
         self.ingestion = ingestion if ingestion is not None else FileIngestionService(limits)
         self.limits = self.ingestion.limits
+        self.workers = default_workers() if workers is None else max(1, workers)
         self._root: Path | None = None
         self._records: dict[str, FileRecord] = {}
 
@@ -119,23 +127,38 @@ class FileIndexer:
         errors: list[str] = []
         files_read = files_chunked = cut_lines = 0
         total = len(candidates)
-        for position, candidate in enumerate(candidates, start=1):
-            if cancelled is not None and cancelled():
-                raise IndexCancelledError(f"index run cancelled after {position - 1}/{total} files")
-            prior = previous.get(candidate.path)
-            if prior is not None and prior.stat_unchanged(candidate):
-                staged[candidate.path] = prior
-                if prior.skip is not None:
-                    skipped.append(prior.skip)
-            else:
-                outcome = self._process(config, candidate, prior, skipped, errors)
-                files_read += outcome[1]
-                files_chunked += outcome[2]
-                cut_lines += outcome[3]
-                if outcome[0] is not None:
-                    staged[candidate.path] = outcome[0]
-            if progress is not None:
-                progress(position, total, candidate.path)
+        pending = [
+            (candidate, prior.fingerprint if prior is not None else None)
+            for candidate in candidates
+            if (prior := previous.get(candidate.path)) is None
+            or not prior.stat_unchanged(candidate)
+        ]
+        results = process_all(self.ingestion, config, pending, self.workers)
+        try:
+            for position, candidate in enumerate(candidates, start=1):
+                if cancelled is not None and cancelled():
+                    raise IndexCancelledError(
+                        f"index run cancelled after {position - 1}/{total} files"
+                    )
+                prior = previous.get(candidate.path)
+                if prior is not None and prior.stat_unchanged(candidate):
+                    record: FileRecord | None = prior
+                    if prior.skip is not None:
+                        skipped.append(prior.skip)
+                else:
+                    processed = next(results)
+                    record = _apply(processed, candidate, prior, skipped, errors)
+                    if processed.status not in (Status.REFUSED, Status.UNREADABLE):
+                        files_read += 1
+                    if processed.status is Status.CHUNKED:
+                        files_chunked += 1
+                    cut_lines += processed.cut_lines
+                if record is not None:
+                    staged[candidate.path] = record
+                if progress is not None:
+                    progress(position, total, candidate.path)
+        finally:
+            results.close()
 
         added, removed_ids, removed_docs = _difference(committed, staged)
         with commit_lock if commit_lock is not None else nullcontext():
@@ -157,55 +180,6 @@ class FileIndexer:
         )
 
     # -- steps ---------------------------------------------------------------------------------
-
-    def _process(
-        self,
-        config: KnowledgeSourceConfig,
-        candidate: Candidate,
-        prior: FileRecord | None,
-        skipped: list[Skipped],
-        errors: list[str],
-    ) -> tuple[FileRecord | None, int, int, int]:
-        """(the file's new record or None, read?, chunked?, cut lines)."""
-        refused = self.ingestion.refuse_by_name(candidate.path)
-        if refused is not None:
-            skipped.append(refused)
-            return None, 0, 0, 0
-        read_ns = time.time_ns()
-        try:
-            data = self.ingestion.read(config, candidate)
-        except FileTooLargeError as error:
-            skipped.append(Skipped(candidate.path, SkipReason.TOO_LARGE, str(error)))
-            return None, 0, 0, 0
-        except OSError as error:
-            reason = error.strerror or str(error)
-            skipped.append(Skipped(candidate.path, SkipReason.UNREADABLE, reason))
-            errors.append(f"{candidate.path}: cannot be read ({reason}); previous chunks kept")
-            return prior, 0, 0, 0
-        detected = self.ingestion.detect(config, candidate.path, data)
-        digest = fingerprint(data, self.ingestion.pipeline_key(config, detected))
-        size = len(data)
-        if prior is not None and prior.fingerprint == digest:
-            if prior.skip is not None:
-                skipped.append(prior.skip)
-            record = _record(digest, candidate, size, read_ns, prior.documents, prior.skip)
-            return record, 1, 0, 0
-        try:
-            outcome = self.ingestion.ingest(config, candidate.path, data, detected)
-        except Exception as error:  # a bug in one extractor must not abort the run
-            detail = f"{type(error).__name__}: {error}"
-            outcome = FileOutcome(
-                skipped=Skipped(candidate.path, SkipReason.EXTRACT_FAILED, detail),
-                keep_previous=True,
-            )
-        if outcome.skipped is not None:
-            skipped.append(outcome.skipped)
-            if outcome.keep_previous:
-                errors.append(f"{candidate.path}: {outcome.skipped.detail}; previous chunks kept")
-                return prior, 1, 0, 0
-            return _record(digest, candidate, size, read_ns, (), outcome.skipped), 1, 0, 0
-        record = _record(digest, candidate, size, read_ns, tuple(outcome.documents))
-        return record, 1, 1, outcome.cut_lines
 
     def _changed_scope(
         self,
@@ -281,6 +255,48 @@ class FileIndexer:
             raise IndexCommitError(
                 f"BM25 swap failed ({error}); the knowledge base was restored"
             ) from error
+
+
+def _apply(
+    processed: Processed,
+    candidate: Candidate,
+    prior: FileRecord | None,
+    skipped: list[Skipped],
+    errors: list[str],
+) -> FileRecord | None:
+    """The file's record after ``processed``; reports its skip or error."""
+    status = processed.status
+    if processed.skip is not None and status is not Status.SAME:
+        skipped.append(processed.skip)
+    if status is Status.REFUSED:
+        return None
+    if status is Status.UNREADABLE:
+        detail = processed.skip.detail if processed.skip else ""
+        errors.append(f"{candidate.path}: cannot be read ({detail}); previous chunks kept")
+        return prior
+    if status is Status.FAILED:
+        detail = processed.skip.detail if processed.skip else ""
+        errors.append(f"{candidate.path}: {detail}; previous chunks kept")
+        return prior
+    if status is Status.SAME and prior is not None:
+        if prior.skip is not None:
+            skipped.append(prior.skip)
+        return _record(
+            processed.digest,
+            candidate,
+            processed.size,
+            processed.read_ns,
+            prior.documents,
+            prior.skip,
+        )
+    return _record(
+        processed.digest,
+        candidate,
+        processed.size,
+        processed.read_ns,
+        processed.documents,
+        processed.skip,
+    )
 
 
 def _record(

@@ -1,0 +1,59 @@
+"""Every format's broken or extreme inputs go through a real index run without aborting it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ragls import RagService
+from tests.ingest.trees import make_tree, minimal_pdf
+
+
+def test_broken_and_extreme_files_are_reported_never_fatal(tmp_path: Path) -> None:
+    good_pdf = minimal_pdf(["Quarterly revenue grew"])
+    notebook = {"cells": [{"cell_type": "code", "source": ["def total():\n", "    return 3"]}]}
+    root = make_tree(
+        tmp_path,
+        {
+            "empty.txt": b"",
+            "latin1.txt": "café crème brûlée".encode("latin-1"),
+            "invalid_utf8.py": b"def f():\n    return '\xff\xfe broken'\n",
+            "one_line.txt": "word " * 2_000_000,  # a 10 MB single line
+            "truncated.pdf": good_pdf[: len(good_pdf) // 3],
+            "report.pdf": good_pdf,
+            "broken.ipynb": '{"cells": [',
+            "analysis.ipynb": json.dumps(notebook),
+            "blob.bin.txt": b"\x00\x01\x02\x03" * 100,
+            "ok.md": "# Fine\n\nStill indexed.\n",
+        },
+    )
+    rag = RagService()
+    status = rag.index_directory(root)
+    report = rag.last_report
+    assert report is not None
+    skipped = {s.path: s.reason.value for s in report.skipped}
+    assert skipped == {
+        "truncated.pdf": "extract-failed",
+        "broken.ipynb": "extract-failed",
+        "blob.bin.txt": "binary",
+    }
+    files = {d.metadata["file"] for d in rag._knowledge_base.list()}  # noqa: SLF001
+    assert files == {
+        "latin1.txt",
+        "invalid_utf8.py",
+        "one_line.txt",
+        "report.pdf",
+        "analysis.ipynb",
+        "ok.md",
+    }
+    assert status.file_count == 7  # the empty file is indexed, with no chunks
+    assert report.cut_lines == 1
+    [line_chunk] = [r for r in rag.search("word", 10) if r.metadata["file"] == "one_line.txt"]
+    assert len(line_chunk.content) == 2000
+    assert rag.search("revenue", 3)[0].metadata["file"] == "report.pdf"
+    assert rag.search("crème", 3)[0].metadata["file"] == "latin1.txt"
+    notebook_hit = rag.search("total", 3)[0]
+    assert (notebook_hit.metadata["symbol"], notebook_hit.metadata["kind"]) == (
+        "cell 1",
+        "code-cell",
+    )
