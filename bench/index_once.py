@@ -24,13 +24,12 @@ def main(root: str, excludes: list[str]) -> None:
     warm = time.perf_counter() - started
     warm_report = rag.last_report
     assert report is not None and warm_report is not None
-    total_bytes = sum(record.size for record in rag._indexer._records.values())
     print(
         json.dumps(
             {
                 "files": status.file_count,
                 "chunks": status.chunk_count,
-                "bytes": total_bytes,
+                "bytes": report.total_bytes,
                 "cold_s": cold,
                 "warm_s": warm,
                 "warm_files_read": warm_report.files_read,

@@ -37,7 +37,7 @@ def test_broken_and_extreme_files_are_reported_never_fatal(tmp_path: Path) -> No
         "broken.ipynb": "extract-failed",
         "blob.bin.txt": "binary",
     }
-    files = {d.metadata["file"] for d in rag._knowledge_base.list()}  # noqa: SLF001
+    files = {r.metadata["file"] for r in rag.search("word revenue crème total fine café def", 100)}
     assert files == {
         "latin1.txt",
         "invalid_utf8.py",
@@ -47,6 +47,7 @@ def test_broken_and_extreme_files_are_reported_never_fatal(tmp_path: Path) -> No
         "ok.md",
     }
     assert status.file_count == 7  # the empty file is indexed, with no chunks
+    assert "empty.txt" in rag.indexed_files()
     assert report.cut_lines == 1
     [line_chunk] = [r for r in rag.search("word", 10) if r.metadata["file"] == "one_line.txt"]
     assert len(line_chunk.content) == 2000

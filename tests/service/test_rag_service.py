@@ -160,3 +160,13 @@ def test_status_reports_bm25_expiry(clock: FakeClock) -> None:
     assert status.bm25_documents == 0
     # The knowledge base still holds it, so TF-IDF still finds it.
     assert [r.content for r in rag.search("lived", 5)] == ["short lived"]
+
+
+def test_the_largest_top_k_reaches_both_streams() -> None:
+    rag = RagService()
+    for i in range(150):
+        rag.add_document(f"shared term number {i}")
+    results = rag.search("shared", 100)
+    assert len(results) == 100
+    # Both streams answered: the fused score of the best result has both contributions.
+    assert results[0].score > 0.6 / 61

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ragls.core.analyzer import SynonymTable, analyze, index_terms
 from ragls.core.documents import Document, SearchResult
-from ragls.core.validation import check_query, check_top_k
+from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
 
 DEFAULT_MAX_DOCUMENTS = 10_000
@@ -185,7 +185,7 @@ class BM25Stream:
 
     def search(self, query: str, top_k: int) -> list[SearchResult]:
         """The ``top_k`` best documents for ``query``, best first; ties broken by id."""
-        check_top_k(top_k)
+        check_top_k(top_k, MAX_STREAM_TOP_K)
         terms = analyze(check_query(query), query=True, synonyms=self._synonyms)
         if not terms:
             return []

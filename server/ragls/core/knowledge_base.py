@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from ragls.core.analyzer import plain_terms
 from ragls.core.documents import Document, SearchResult
-from ragls.core.validation import check_query, check_top_k
+from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 
 
 def tfidf_tf(count: int) -> float:
@@ -121,7 +121,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
                 self._index(document, counts)
 
     def search(self, query: str, top_k: int) -> builtins.list[SearchResult]:
-        check_top_k(top_k)
+        check_top_k(top_k, MAX_STREAM_TOP_K)
         query_counts = _count(plain_terms(check_query(query)))
         if not query_counts:
             return []

@@ -1,8 +1,9 @@
 """Argument checks shared by every public search entry point.
 
 The bounds are ours (the SPEC leaves them open): ``top_k`` from 1 to :data:`MAX_TOP_K` (100, more
-than any prompt can use), and queries of at most :data:`MAX_QUERY_CHARS` characters (a query is a
-question, not a document; the cap bounds the analyzer's work per request).
+than any prompt can use) for callers, and up to :data:`MAX_STREAM_TOP_K` for a single stream;
+queries of at most :data:`MAX_QUERY_CHARS` characters (a query is a question, not a document; the
+cap bounds the analyzer's work per request).
 """
 
 from __future__ import annotations
@@ -10,15 +11,18 @@ from __future__ import annotations
 from ragls.errors import InvalidArgumentError
 
 MAX_TOP_K = 100
+# Streams are asked for more than a caller's top_k (fusion asks each for 2 x top_k), so their own
+# ceiling is higher; it still bounds the work and the size of one answer.
+MAX_STREAM_TOP_K = 1_000
 MAX_QUERY_CHARS = 10_000
 
 
-def check_top_k(top_k: object) -> int:
-    """Return ``top_k`` if it is an integer in [1, MAX_TOP_K], else raise naming the bound."""
+def check_top_k(top_k: object, maximum: int = MAX_TOP_K) -> int:
+    """Return ``top_k`` if it is an integer in [1, maximum], else raise naming the bound."""
     if isinstance(top_k, bool) or not isinstance(top_k, int):
         raise InvalidArgumentError(f"top_k must be an integer, got {type(top_k).__name__}")
-    if not 1 <= top_k <= MAX_TOP_K:
-        raise InvalidArgumentError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
+    if not 1 <= top_k <= maximum:
+        raise InvalidArgumentError(f"top_k must be between 1 and {maximum}, got {top_k}")
     return top_k
 
 

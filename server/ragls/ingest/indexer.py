@@ -46,6 +46,7 @@ class IndexReport:
     root: Path
     file_count: int
     chunk_count: int
+    total_bytes: int
     files_read: int
     files_chunked: int
     files_removed: int
@@ -91,6 +92,10 @@ class FileIndexer:
 
     def indexed_documents(self) -> list[Document]:
         return [document for record in self._records.values() for document in record.documents]
+
+    def indexed_files(self) -> list[str]:
+        """Paths (relative to the root) of the files the current generation holds, sorted."""
+        return sorted(path for path, record in self._records.items() if record.skip is None)
 
     def index(
         self,
@@ -168,6 +173,7 @@ class FileIndexer:
             root=root,
             file_count=sum(1 for record in staged.values() if record.skip is None),
             chunk_count=sum(len(record.documents) for record in staged.values()),
+            total_bytes=sum(record.size for record in staged.values()),
             files_read=files_read,
             files_chunked=files_chunked,
             files_removed=sum(1 for path in committed if path not in staged or not same_root),

@@ -138,6 +138,11 @@ class RagService:
         """The report of the last committed index run (skips with paths, work counters)."""
         return self._last_report
 
+    def indexed_files(self) -> list[str]:
+        """The files of the current generation (POSIX paths relative to the indexed root)."""
+        with self._commit_lock:
+            return self._indexer.indexed_files()
+
     def clear_hashes(self) -> None:
         """Forget every fingerprint so the next run re-reads and re-chunks every file."""
         with self._index_lock:
