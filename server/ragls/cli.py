@@ -154,8 +154,20 @@ def command_files(args: argparse.Namespace) -> int:
 
 
 def command_serve(args: argparse.Namespace) -> int:
-    print("ragls: the daemon (ragls serve) is not part of this build yet", file=sys.stderr)
-    return 2
+    from ragls.lsp.logs import configure  # the daemon's imports, only when serving
+    from ragls.lsp.server import create_server
+
+    server = create_server()
+    configure(server, args.log_level)
+    if args.tcp is None:
+        server.start_io()
+        return 0
+    host, _, port = args.tcp.rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        print(f"ragls: --tcp needs HOST:PORT, got {args.tcp!r}", file=sys.stderr)
+        return 2
+    server.start_tcp(host or "127.0.0.1", int(port))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -186,6 +198,18 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("query")
     context.add_argument("-k", type=int, default=5, help="how many results (1-100, default 5)")
     context.set_defaults(run=command_context)
+
+    serve = commands.add_parser("serve", help="run the daemon (JSON-RPC over stdio)")
+    serve.add_argument(
+        "--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging; loopback)"
+    )
+    serve.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="stderr log level (default warning)",
+    )
+    serve.set_defaults(run=command_serve)
 
     files = commands.add_parser("files", help="list the files that would be ingested")
     source(files)

@@ -74,6 +74,12 @@ class FileIndexer:
         self._root: Path | None = None
         self._records: dict[str, FileRecord] = {}
 
+    def set_limits(self, limits: Limits) -> None:
+        """Admission caps for the next runs; the fingerprints stay (they record the chunk cap,
+        so files are re-chunked only if that changed)."""
+        self.ingestion = FileIngestionService(limits, self.ingestion.chunker)
+        self.limits = limits
+
     @property
     def root(self) -> Path | None:
         return self._root

@@ -138,6 +138,11 @@ class RagService:
         """The report of the last committed index run (skips with paths, work counters)."""
         return self._last_report
 
+    def set_limits(self, limits: Limits) -> None:
+        """Use ``limits`` from the next index run on (waits for a running one)."""
+        with self._index_lock:
+            self._indexer.set_limits(limits)
+
     def indexed_files(self) -> list[str]:
         """The files of the current generation (POSIX paths relative to the indexed root)."""
         with self._commit_lock:
