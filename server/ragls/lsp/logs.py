@@ -35,11 +35,28 @@ class ClientLogHandler(logging.Handler):
 
 class ExpectedErrorFilter(logging.Filter):
     """Drops pygls' tracebacks for errors ragls raises on purpose (InvalidParams and the other
-    documented JSON-RPC errors): the client gets them as answers, the log needs no copy."""
+    documented JSON-RPC errors): the client gets them as answers, the log needs no copy. Other
+    pygls errors (a message it cannot parse) become one warning line unless debugging."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.name.startswith("pygls") and record.exc_info:
-            return not isinstance(record.exc_info[1], JsonRpcException)
+        if not record.name.startswith("pygls") or logging.getLogger().level <= logging.DEBUG:
+            return True
+        message = record.getMessage()
+        if "Traceback (most recent call last)" in message:  # a traceback pasted into the text
+            lines = [line for line in message.splitlines() if line.strip()]
+            record.msg, record.args = f"{lines[0]}: {lines[-1].strip()}", ()
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        if record.exc_info:
+            error = record.exc_info[1]
+            if isinstance(error, JsonRpcException):
+                return False
+            # pygls could not parse or structure a client's message: one line, no traceback
+            # (run with --log-level debug to see it).
+            record.msg = f"{record.getMessage()}: {type(error).__name__}: {error}"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
 
 

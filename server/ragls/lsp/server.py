@@ -71,6 +71,13 @@ class RaglsServer(LanguageServer):
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.protocol.notify, INDEX_UPDATED, payload)
 
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # A malformed message (bad JSON, a request pygls cannot structure) is the client's
+        # mistake: one line in the log, no traceback, and the server goes on.
+        if isinstance(error, JsonRpcException):
+            return  # a documented error, already answered to the client
+        log.warning("ignored a message it could not handle: %s: %s", type(error).__name__, error)
+
     def show(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"ragls: {message}"))
 

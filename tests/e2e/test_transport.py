@@ -1,0 +1,115 @@
+"""The raw stdio transport: garbage, huge messages and the exit code (SPEC §9)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.ingest.trees import make_tree
+
+
+class RawClient:
+    """A minimal LSP-framed JSON-RPC client over a real ``ragls serve`` process."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ragls", "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def send_bytes(self, body: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_bytes(json.dumps(message).encode())
+
+    def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        length = None
+        while True:
+            line = self.process.stdout.readline()
+            assert line, "the server closed its output"
+            if line == b"\r\n":
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        assert length is not None
+        message: dict[str, Any] = json.loads(self.process.stdout.read(length))
+        return message
+
+    def answer_to(self, request_id: int) -> dict[str, Any]:
+        while True:
+            message = self.receive()
+            if message.get("id") == request_id and "method" not in message:
+                return message
+
+
+def initialize(client: RawClient, root: Path) -> None:
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "capabilities": {},
+                "workspaceFolders": [{"uri": root.as_uri(), "name": "w"}],
+            },
+        }
+    )
+    assert client.answer_to(1)["result"]["serverInfo"]["name"] == "ragls"
+    client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    while client.receive().get("method") != "rag/indexUpdated":
+        pass
+
+
+def test_garbage_and_huge_requests_never_stop_the_server(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"a.py": "def pelican():\n    pass\n"})
+    client = RawClient()
+    try:
+        initialize(client, root)
+        client.send_bytes(b"{this is not json")
+        client.send_bytes(b'["not", "an", "object"]')
+        client.send_bytes(b'{"jsonrpc": "2.0", "id": 7, "method": 42}')
+        client.send({"jsonrpc": "2.0", "id": 8, "method": "rag/search", "params": "a string"})
+        assert client.answer_to(8)["error"]["code"] == -32602
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "rag/addDocument",
+                "params": {"content": "x" * 5_000_000},
+            }
+        )
+        assert "content is 5000000 characters" in client.answer_to(9)["error"]["message"]
+        client.send(
+            {"jsonrpc": "2.0", "id": 10, "method": "rag/search", "params": {"query": "pelican"}}
+        )
+        results = client.answer_to(10)["result"]["results"]
+        assert [r["metadata"]["file"] for r in results] == ["a.py"]
+        client.send({"jsonrpc": "2.0", "id": 11, "method": "shutdown"})
+        assert client.answer_to(11)["result"] is None
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.process.wait(timeout=15) == 0
+    finally:
+        client.process.kill()
+        client.process.wait()
+    assert client.process.stderr is not None
+    assert b"Traceback" not in client.process.stderr.read()
+
+
+def test_a_client_that_disappears_ends_the_server(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"a.py": "x = 1\n"})
+    client = RawClient()
+    initialize(client, root)
+    client.send({"jsonrpc": "2.0", "id": 5, "method": "rag/index", "params": {"force": True}})
+    assert client.process.stdin is not None
+    client.process.stdin.close()  # gone mid-request
+    assert client.process.wait(timeout=15) in (0, 1)
