@@ -355,6 +355,7 @@ async def open_folder(ls: RaglsServer, uri: str) -> None:
         ls.show(f"workspace folder {uri} is not a directory", types.MessageType.Warning)
         return
     ls.daemon.start_watching(session)
+    await register_watched_files_fallback(ls, session)
     if not ls.daemon.options.index_on_startup:
         return
     job = IndexJob(path=str(session.root))
@@ -383,6 +384,34 @@ async def open_folder(ls: RaglsServer, uri: str) -> None:
             reporter.end(f"Indexed {status.file_count} files, {status.chunk_count} chunks")
 
     job.future.add_done_callback(finished)
+
+
+async def register_watched_files_fallback(ls: RaglsServer, session: DaemonSession) -> None:
+    """When the watcher could not watch everything, ask the client to report file changes
+    (``workspace/didChangeWatchedFiles``, registered dynamically) if it can; the periodic rescan
+    covers the rest."""
+    watcher = session.watcher
+    if watcher is None or watcher.state == "watching" or not ls.supports_watched_files:
+        return
+    if getattr(ls, "watched_files_registered", False):
+        return
+    ls.watched_files_registered = True  # type: ignore[attr-defined]
+    registration = types.Registration(
+        id=f"ragls-watched-files-{uuid.uuid4().hex}",
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
+        ),
+    )
+    try:
+        await asyncio.wait_for(
+            ls.client_register_capability_async(
+                types.RegistrationParams(registrations=[registration])
+            ),
+            timeout=5,
+        )
+    except Exception as error:
+        log.warning("the client did not accept file-change notifications: %s", error)
 
 
 async def rescan_forever(ls: RaglsServer) -> None:

@@ -1,0 +1,137 @@
+"""The watcher and the debouncer, without the daemon (SPEC §9)."""
+
+from __future__ import annotations
+
+import errno
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ragls.ingest.admission import Admission
+from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.limits import Limits
+from ragls.lsp import watcher as watcher_module
+from ragls.lsp.debounce import Debouncer
+from ragls.lsp.watcher import WorkspaceWatcher
+from tests.ingest.trees import make_tree
+
+
+class Collector:
+    def __init__(self) -> None:
+        self.condition = threading.Condition()
+        self.calls: list[tuple[set[str], bool]] = []
+
+    def __call__(self, paths: set[str], full: bool) -> None:
+        with self.condition:
+            self.calls.append((paths, full))
+            self.condition.notify_all()
+
+    def wait_for(self, predicate: object, timeout: float = 10) -> None:
+        with self.condition:
+            assert self.condition.wait_for(lambda: predicate(self.calls), timeout)  # type: ignore[operator]
+
+
+def watcher_for(root: Path, debouncer: Debouncer) -> WorkspaceWatcher:
+    admission = Admission(KnowledgeSourceConfig(root), Limits.defaults())
+    return WorkspaceWatcher(root, admission, debouncer)
+
+
+def test_a_burst_of_paths_is_one_call() -> None:
+    collected = Collector()
+    debouncer = Debouncer(collected, delay=0.05)
+    for i in range(1000):
+        debouncer.add(f"f{i}")
+    collected.wait_for(lambda calls: bool(calls))
+    debouncer.stop()
+    assert len(collected.calls) == 1
+    assert len(collected.calls[0][0]) == 1000
+
+
+def test_a_never_ending_stream_is_flushed_by_the_max_delay() -> None:
+    collected = Collector()
+    debouncer = Debouncer(collected, delay=0.2, max_delay=0.3)
+    stop = time.monotonic() + 1.0
+    while time.monotonic() < stop:
+        debouncer.add("busy.txt")
+        time.sleep(0.01)
+    debouncer.stop()
+    assert collected.calls, "a continuous stream was never handed over"
+
+
+def test_only_admitted_directories_are_watched(tmp_path: Path) -> None:
+    make_tree(
+        tmp_path,
+        {
+            ".gitignore": "generated/\n",
+            "src/a/x.py": "x",
+            "node_modules/dep/lib/i.js": "x",
+            "build/out/o.txt": "x",
+            "generated/g/g.txt": "x",
+            ".git/objects/o": "x",
+        },
+    )
+    debouncer = Debouncer(Collector())
+    watcher = watcher_for(tmp_path, debouncer)
+    watcher.start()
+    try:
+        assert watcher.watched_directories() == ["", "src", "src/a"]
+    finally:
+        watcher.stop()
+        debouncer.stop()
+
+
+def test_events_become_changed_paths(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"src/a.py": "x"})
+    collected = Collector()
+    debouncer = Debouncer(collected, delay=0.05)
+    watcher = watcher_for(tmp_path, debouncer)
+    watcher.start()
+    try:
+        (tmp_path / "src" / "b.py").write_text("new")
+        (tmp_path / "src" / "a.py").unlink()
+        (tmp_path / "node_modules").mkdir()
+        collected.wait_for(
+            lambda calls: {"src/b.py", "src/a.py"} <= set().union(*(paths for paths, _ in calls))
+        )
+        (tmp_path / "new" / "deep").mkdir(parents=True)
+        time.sleep(0.05)
+        (tmp_path / "new" / "deep" / "c.py").write_text("x")
+        collected.wait_for(
+            lambda calls: "new/deep/c.py" in set().union(*(paths for paths, _ in calls))
+        )
+        assert "new/deep" in watcher.watched_directories()
+        seen = set().union(*(paths for paths, _ in collected.calls))
+        assert "node_modules" not in seen
+    finally:
+        watcher.stop()
+        debouncer.stop()
+
+
+def test_an_exhausted_watch_limit_asks_for_rescans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path, {f"d{i}/f.txt": "x" for i in range(5)})
+    real_add = watcher_module.InotifyFD.add_callback
+    calls: list[int] = []
+
+    def limited(self: object, *args: object) -> object:
+        calls.append(1)
+        if len(calls) > 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_add(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(watcher_module.InotifyFD, "add_callback", limited)
+    collected = Collector()
+    debouncer = Debouncer(collected, delay=0.01)
+    watcher = watcher_for(tmp_path, debouncer)
+    watcher.start()
+    try:
+        assert watcher.state == "exhausted"
+        assert watcher.watch_count == 3
+        assert "watch limit" in watcher.detail
+        collected.wait_for(lambda calls: any(full for _, full in calls))
+    finally:
+        watcher.stop()
+        debouncer.stop()
