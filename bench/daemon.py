@@ -72,7 +72,9 @@ class Client:
                 if message["method"] == method:
                     return self.notifications.pop(index)
             message = self.receive()
-            if "method" in message and "id" not in message:
+            if "method" in message and "id" in message:  # a server request: accept it
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif "method" in message:
                 self.notifications.append(message)
 
     def close(self) -> None:
