@@ -215,3 +215,44 @@ async def test_invalid_initialization_options_are_reported_and_defaults_used(
     (workspace / "src" / "more.py").write_text("x = 1\n")
     status = await request(capped, "rag/index", {})
     assert status.fileCount == 4  # defaults were used, so maxFiles 3 does not apply
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=make_client))
+async def tiny(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+    options = {"limits": {"maxFiles": 2}, "debounceMs": 50}
+    await lsp_client.initialize_session(initialize_params(workspace, options))
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_a_source_over_a_cap_is_index_failed_and_reported(tiny: LanguageClient) -> None:
+    async def failed() -> bool:
+        return (await request(tiny, "rag/status")).lastError is not None
+
+    await eventually(failed, "the start-up run to be refused")
+    assert "max_files" in (await request(tiny, "rag/status")).lastError
+    assert any("max_files" in m.message for m in tiny.messages)
+    with pytest.raises(JsonRpcException) as raised:
+        await request(tiny, "rag/index", {})
+    assert raised.value.code == -32002
+    assert "max_files cap of 2" in raised.value.message
+
+
+async def test_if_idle_refuses_to_wait_behind_a_running_index(
+    client: LanguageClient, workspace: Path
+) -> None:
+    for i in range(600):
+        (workspace / "bulk" / f"f{i}.md").parent.mkdir(exist_ok=True)
+        (workspace / "bulk" / f"f{i}.md").write_text(f"# Note {i}\n\n" + "words " * 400)
+    refused = None
+    for _attempt in range(5):
+        running = client.protocol.send_request("rag/index", {"force": True})
+        try:
+            await request(client, "rag/index", {"ifIdle": True})
+        except JsonRpcException as error:
+            refused = error
+        await asyncio.wait_for(asyncio.wrap_future(running), 60)
+        if refused is not None:
+            break
+    assert refused is not None and refused.code == -32001
+    assert "in progress" in refused.message
