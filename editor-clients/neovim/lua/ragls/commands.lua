@@ -1,0 +1,137 @@
+--- :Ragls {search|context|index|status} — one user command with subcommands and completion.
+local M = {}
+
+local function ragls()
+  return require('ragls')
+end
+
+local function error_message(err)
+  vim.notify('ragls: ' .. (type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)),
+    vim.log.levels.ERROR)
+end
+
+local function show_results(query, results)
+  local config = require('ragls.config').options
+  local items = ragls().quickfix_items(results, ragls().session_root())
+  if #items == 0 then
+    vim.notify('ragls: no results for ' .. query, vim.log.levels.INFO)
+  end
+  if config.results == 'select' then
+    vim.ui.select(items, {
+      prompt = 'ragls: ' .. query,
+      format_item = function(item)
+        return ('%s:%d  %s'):format(vim.fn.fnamemodify(item.filename or '', ':.'), item.lnum, item.text)
+      end,
+    }, function(choice)
+      if choice ~= nil and choice.filename ~= nil then
+        vim.cmd.edit(vim.fn.fnameescape(choice.filename))
+        vim.api.nvim_win_set_cursor(0, { choice.lnum, 0 })
+      end
+    end)
+    return
+  end
+  vim.fn.setqflist({}, ' ', { title = 'ragls: ' .. query, items = items })
+  if config.open_quickfix and #items > 0 then
+    vim.cmd.copen()
+  end
+end
+
+M.subcommands = {
+  search = function(args)
+    if args == '' then
+      error_message('usage: :Ragls search {query}')
+      return
+    end
+    ragls().search(args, nil, function(err, results)
+      vim.schedule(function()
+        if err then
+          error_message(err)
+        else
+          show_results(args, results)
+        end
+      end)
+    end)
+  end,
+  context = function(args)
+    if args == '' then
+      error_message('usage: :Ragls context {question}')
+      return
+    end
+    ragls().context_prompt(args, nil, function(err, prompt)
+      vim.schedule(function()
+        if err then
+          error_message(err)
+          return
+        end
+        local register = require('ragls.config').options.register
+        vim.fn.setreg(register, prompt)
+        local buffer = vim.api.nvim_create_buf(false, true)
+        vim.bo[buffer].bufhidden = 'wipe'
+        vim.api.nvim_buf_set_lines(buffer, 0, -1, false, vim.split(prompt, '\n', { plain = true }))
+        vim.bo[buffer].filetype = 'xml'
+        vim.api.nvim_buf_set_name(buffer, 'ragls://context/' .. buffer)
+        vim.cmd.split()
+        vim.api.nvim_win_set_buf(0, buffer)
+        vim.notify(('ragls: context prompt in register %s'):format(register), vim.log.levels.INFO)
+      end)
+    end)
+  end,
+  index = function(_, bang)
+    ragls().index(bang, function(err, status)
+      vim.schedule(function()
+        if err then
+          error_message(err)
+        else
+          vim.notify(('ragls: indexed %d files, %d chunks'):format(status.fileCount, status.chunkCount))
+        end
+      end)
+    end)
+  end,
+  status = function()
+    local status, err = ragls().status_sync()
+    if err then
+      error_message(err)
+      return
+    end
+    local skipped = {}
+    for reason, count in pairs(status.skipped or {}) do
+      table.insert(skipped, ('%s %d'):format(reason, count))
+    end
+    table.sort(skipped)
+    local lines = {
+      ('ragls session %s'):format(status.session),
+      ('  %d files, %d chunks, generation %d%s'):format(status.fileCount, status.chunkCount,
+        status.generation, status.indexing and ' (indexing)' or ''),
+      ('  watcher: %s'):format(status.watcher and (status.watcher.state .. ', ' .. status.watcher.watches
+        .. ' watches') or 'none'),
+      ('  skipped: %s'):format(#skipped > 0 and table.concat(skipped, ', ') or 'nothing'),
+    }
+    if status.lastError ~= vim.NIL and status.lastError ~= nil then
+      table.insert(lines, '  last error: ' .. status.lastError)
+    end
+    vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
+  end,
+}
+
+function M.run(opts)
+  local name, rest = opts.args:match('^(%S+)%s*(.*)$')
+  local handler = name and M.subcommands[name]
+  if handler == nil then
+    error_message('unknown subcommand ' .. vim.inspect(name or '') .. '; use search, context, index or status')
+    return
+  end
+  handler(rest or '', opts.bang)
+end
+
+function M.complete(arg_lead, cmdline)
+  if cmdline:match('^%s*%S+%s+%S+%s') then
+    return {}
+  end
+  local names = vim.tbl_keys(M.subcommands)
+  table.sort(names)
+  return vim.tbl_filter(function(name)
+    return name:find(arg_lead, 1, true) == 1
+  end, names)
+end
+
+return M

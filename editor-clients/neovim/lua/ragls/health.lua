@@ -1,0 +1,44 @@
+--- :checkhealth ragls
+local M = {}
+
+function M.check()
+  vim.health.start('ragls')
+  if vim.fn.has('nvim-0.10') == 1 then
+    vim.health.ok('Neovim ' .. tostring(vim.version()))
+  else
+    vim.health.error('Neovim 0.10 or newer is needed')
+  end
+  local options = require('ragls.config').options
+  local executable = options.cmd[1]
+  if vim.fn.executable(executable) ~= 1 then
+    vim.health.error(('the daemon command %q is not executable'):format(executable),
+      { 'Install ragls (pip install ragls) or set cmd in require("ragls").setup()' })
+    return
+  end
+  vim.health.ok(('the daemon command %q is executable'):format(executable))
+  local version_cmd = vim.deepcopy(options.cmd)
+  if version_cmd[#version_cmd] == 'serve' then
+    version_cmd[#version_cmd] = '--version'
+  else
+    table.insert(version_cmd, '--version')
+  end
+  local ok, result = pcall(function()
+    return vim.system(version_cmd, { text = true }):wait(10000)
+  end)
+  if not ok then
+    vim.health.error('running ' .. table.concat(version_cmd, ' ') .. ' failed: ' .. tostring(result))
+  elseif result.code ~= 0 then
+    vim.health.error(('%s exited with %s: %s'):format(table.concat(version_cmd, ' '), tostring(result.code),
+      vim.trim((result.stderr or '') .. (result.stdout or ''))))
+  else
+    vim.health.ok('daemon: ' .. vim.trim(result.stdout))
+  end
+  local client = require('ragls').client()
+  if client ~= nil then
+    vim.health.ok(('daemon running (client %d), %s'):format(client.id, require('ragls').status()))
+  else
+    vim.health.info('no daemon running yet (it starts when a file inside a project is opened)')
+  end
+end
+
+return M

@@ -1,0 +1,257 @@
+--- ragls for Neovim: one daemon per Neovim instance, every project root a workspace folder.
+---
+--- Public API (for other plugins, e.g. AI chat plugins):
+---   require('ragls').setup(opts)
+---   require('ragls').search(query, { top_k = 5, session = nil }, function(err, results) end)
+---   require('ragls').context_prompt(question, opts, function(err, prompt) end)
+---   require('ragls').context_prompt_sync(question, opts) -> prompt | nil, err
+---   require('ragls').status() -> a short string for the statusline
+---   require('ragls').client() -> the vim.lsp.Client or nil
+local config = require('ragls.config')
+
+local M = {}
+
+local state = {
+  client_id = nil,
+  folders = {}, -- uri -> true
+  progress = nil, -- last LspProgress message
+  chunks = nil,
+  updates = 0,
+}
+
+local function notify_error(message)
+  vim.notify('ragls: ' .. message, vim.log.levels.ERROR)
+end
+
+--- The running ragls client, if any.
+---@return vim.lsp.Client|nil
+function M.client()
+  if state.client_id == nil then
+    return nil
+  end
+  local client = vim.lsp.get_client_by_id(state.client_id)
+  if client == nil or client:is_stopped() then
+    state.client_id = nil
+    return nil
+  end
+  return client
+end
+
+local function root_for(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or vim.bo[bufnr].buftype ~= '' then
+    return nil
+  end
+  return vim.fs.root(bufnr, config.options.root_markers)
+end
+
+local function folder(root)
+  return { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) }
+end
+
+--- Start the daemon for ``root`` or add ``root`` to the running one as a workspace folder.
+---@param root string
+---@param bufnr integer|nil
+function M.attach(root, bufnr)
+  local wf = folder(root)
+  local client = M.client()
+  if client == nil then
+    local id = vim.lsp.start({
+      name = 'ragls',
+      cmd = config.options.cmd,
+      root_dir = root,
+      workspace_folders = { wf },
+      init_options = config.options.init_options,
+      handlers = {
+        ['rag/indexUpdated'] = function(_, result)
+          state.updates = state.updates + 1
+          state.chunks = result and result.chunkCount or state.chunks
+          vim.api.nvim_exec_autocmds('User', { pattern = 'RaglsIndexUpdated', data = result })
+        end,
+      },
+    }, { bufnr = bufnr, reuse_client = function() return false end, attach = bufnr ~= nil })
+    if id == nil then
+      notify_error('could not start ' .. table.concat(config.options.cmd, ' '))
+      return
+    end
+    state.client_id = id
+    state.folders = { [wf.uri] = true }
+    return
+  end
+  if bufnr ~= nil and not vim.lsp.buf_is_attached(bufnr, client.id) then
+    vim.lsp.buf_attach_client(bufnr, client.id)
+  end
+  if not state.folders[wf.uri] then
+    state.folders[wf.uri] = true
+    client:notify('workspace/didChangeWorkspaceFolders', { event = { added = { wf }, removed = {} } })
+  end
+end
+
+--- The session (workspace folder URI) of the current buffer, or nil for the daemon's default.
+local function current_session()
+  local root = root_for(0)
+  if root ~= nil and state.folders[vim.uri_from_fname(root)] then
+    return vim.uri_from_fname(root)
+  end
+  return nil
+end
+
+local function request(method, params, callback)
+  local client = M.client()
+  if client == nil then
+    callback({ message = 'the daemon is not running (open a file inside a project first)' }, nil)
+    return
+  end
+  client:request(method, params, function(err, result)
+    callback(err, result)
+  end)
+end
+
+local function request_sync(method, params)
+  local client = M.client()
+  if client == nil then
+    return nil, 'the daemon is not running (open a file inside a project first)'
+  end
+  local response, message = client:request_sync(method, params, config.options.timeout_ms)
+  if response == nil then
+    return nil, message or 'no answer from the daemon'
+  end
+  if response.err then
+    return nil, response.err.message
+  end
+  return response.result, nil
+end
+
+local function params_for(query, opts)
+  opts = opts or {}
+  local params = { query = query, topK = opts.top_k or config.options.top_k }
+  local session = opts.session or current_session()
+  if session ~= nil then
+    params.session = session
+  end
+  return params
+end
+
+function M.search(query, opts, callback)
+  request('rag/search', params_for(query, opts), function(err, result)
+    callback(err, result and result.results or nil)
+  end)
+end
+
+function M.search_sync(query, opts)
+  local result, err = request_sync('rag/search', params_for(query, opts))
+  return result and result.results or nil, err
+end
+
+function M.context_prompt(question, opts, callback)
+  request('rag/buildContextPrompt', params_for(question, opts), function(err, result)
+    callback(err, result and result.prompt or nil)
+  end)
+end
+
+function M.context_prompt_sync(question, opts)
+  local result, err = request_sync('rag/buildContextPrompt', params_for(question, opts))
+  return result and result.prompt or nil, err
+end
+
+function M.index(force, callback)
+  local params = { force = force or false }
+  local session = current_session()
+  if session ~= nil then
+    params.session = session
+  end
+  request('rag/index', params, callback)
+end
+
+function M.status_sync()
+  local params = vim.empty_dict()
+  local session = current_session()
+  if session ~= nil then
+    params = { session = session }
+  end
+  return request_sync('rag/status', params)
+end
+
+--- A short string for the statusline: progress while indexing, the chunk count when ready.
+---@return string
+function M.status()
+  if M.client() == nil then
+    return ''
+  end
+  if state.progress ~= nil then
+    return 'ragls: ' .. state.progress
+  end
+  if state.chunks ~= nil then
+    return ('ragls: %d chunks'):format(state.chunks)
+  end
+  return 'ragls: starting'
+end
+
+--- Turn daemon results into quickfix items (absolute file names, line ranges, symbol text).
+function M.quickfix_items(results, root)
+  local items = {}
+  for _, result in ipairs(results or {}) do
+    local meta = result.metadata or {}
+    local first_line = (result.content or ''):match('[^\n]*') or ''
+    local label = meta.symbol and ((meta.kind and (meta.kind .. ' ') or '') .. meta.symbol .. ': ') or ''
+    table.insert(items, {
+      filename = meta.file and vim.fs.joinpath(root or vim.fn.getcwd(), meta.file) or nil,
+      lnum = meta.startLine or 1,
+      end_lnum = meta.endLine,
+      text = label .. vim.trim(first_line),
+      user_data = { id = result.id, score = result.score },
+    })
+  end
+  return items
+end
+
+function M.session_root()
+  local session = current_session()
+  if session ~= nil then
+    return vim.uri_to_fname(session)
+  end
+  local client = M.client()
+  return client and client.config.root_dir or vim.fn.getcwd()
+end
+
+function M.setup(opts)
+  config.set(opts)
+  local group = vim.api.nvim_create_augroup('ragls', { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+    group = group,
+    callback = function(event)
+      local root = root_for(event.buf)
+      if root ~= nil then
+        M.attach(root, event.buf)
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd('LspProgress', {
+    group = group,
+    callback = function(event)
+      local client = M.client()
+      if client == nil or event.data.client_id ~= client.id then
+        return
+      end
+      local value = event.data.params.value or {}
+      if value.kind == 'end' then
+        state.progress = nil
+      else
+        state.progress = value.message or value.title
+      end
+      vim.cmd.redrawstatus({ bang = true })
+    end,
+  })
+  -- Buffers opened before setup() (e.g. files given on the command line).
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      local root = root_for(bufnr)
+      if root ~= nil then
+        M.attach(root, bufnr)
+      end
+    end
+  end
+end
+
+M._state = state
+return M

@@ -1,0 +1,83 @@
+-- Headless Neovim against the real daemon:
+--   nvim --clean --headless --cmd 'set rtp+=PLUGIN' -l tests/test_plugin.lua PYTHON WORKSPACE
+-- Prints one line per check; exits 1 if any check fails (or on any Lua error).
+local python, workspace = arg[1], arg[2]
+local failures = 0
+local function check(condition, message)
+  print((condition and 'ok   - ' or 'FAIL - ') .. message)
+  if not condition then
+    failures = failures + 1
+  end
+end
+
+-- Record notifications (headless Neovim would turn an ERROR-level echo into a Lua error).
+local notices = {}
+vim.notify = function(message, level)
+  table.insert(notices, { message = message, level = level })
+  print('notify: ' .. message)
+end
+
+local ragls = require('ragls')
+check(vim.fn.exists(':Ragls') == 2, 'plugin/ragls.lua defines :Ragls')
+check(vim.fn.maparg('<Plug>(ragls-search)', 'n') ~= '', '<Plug>(ragls-search) exists')
+check(vim.fn.mapcheck('<leader>r', 'n') == '', 'no default keymaps')
+
+local ok, err = pcall(ragls.setup, { top_k = 0 })
+check(not ok and tostring(err):match('top_k'), 'invalid options are refused naming the option')
+
+ragls.setup({ cmd = { python, '-m', 'ragls', 'serve' }, init_options = { debounceMs = 50 } })
+vim.cmd.edit(workspace .. '/src/auth.py')
+check(vim.wait(15000, function()
+  local client = ragls.client()
+  return client ~= nil and client.initialized
+end, 20), 'the daemon started for the project root')
+check(vim.wait(30000, function() return ragls._state.updates > 0 end, 20), 'the first generation is live')
+check(ragls.status():match('^ragls: %d+ chunks$') ~= nil, 'statusline helper: ' .. ragls.status())
+
+vim.cmd('Ragls search verify the password')
+check(vim.wait(10000, function() return #vim.fn.getqflist() > 0 end, 20), ':Ragls search fills the quickfix list')
+local first = vim.fn.getqflist()[1] or {}
+check(vim.fn.bufname(first.bufnr or 0):match('src/auth%.py$') ~= nil, 'first result is src/auth.py')
+check(first.lnum == 1 and first.end_lnum == 2, 'with its line range')
+check((first.text or ''):match('^function login: ') ~= nil, 'and its symbol: ' .. tostring(first.text))
+check(vim.fn.getqflist({ title = 1 }).title == 'ragls: verify the password', 'quickfix title names the query')
+
+vim.cmd('Ragls context How is the password verified?')
+check(vim.wait(10000, function() return vim.fn.getreg('"'):match('^<tnsai%-memory>') ~= nil end, 20),
+  ':Ragls context puts the fence into the register')
+check(vim.fn.getreg('"'):match('<tnsai%-user%-message>\nHow is the password verified%?\n</tnsai%-user%-message>$') ~= nil,
+  'the question follows the fence')
+check(vim.api.nvim_buf_get_name(0):match('^ragls://context/') ~= nil, 'and into a scratch buffer')
+vim.cmd.close()
+
+local prompt = ragls.context_prompt_sync('password', { top_k = 1 })
+check(prompt ~= nil and prompt:match('src/auth%.py') ~= nil, 'Lua API: context_prompt_sync')
+
+vim.cmd.edit(workspace .. '/src/wildlife.py')
+vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'def gate():', "    return 'capybara crossing'" })
+vim.cmd.write()
+check(vim.wait(15000, function()
+  local results = ragls.search_sync('capybara crossing')
+  return results ~= nil and #results > 0 and results[1].metadata.file == 'src/wildlife.py'
+end, 50), 'a file written with :write becomes searchable')
+
+local bad_results, bad_err = ragls.search_sync('x', { top_k = 500 })
+check(bad_results == nil and tostring(bad_err):match('topK') ~= nil, 'daemon errors reach the caller: ' .. tostring(bad_err))
+notices = {}
+vim.cmd('Ragls bogus')
+check(#notices == 1 and notices[1].level == vim.log.levels.ERROR, 'unknown subcommands are reported as errors')
+
+check(vim.deep_equal(vim.fn.getcompletion('Ragls s', 'cmdline'), { 'search', 'status' }), 'subcommand completion')
+
+notices = {}
+vim.cmd('Ragls status')
+check(#notices == 1 and notices[1].message:match('files, %d+ chunks') ~= nil, ':Ragls status')
+
+vim.cmd('checkhealth ragls')
+local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+check(report:match('OK') ~= nil and report:match('ERROR') == nil, ':checkhealth ragls reports OK')
+
+local client = ragls.client()
+client:stop()
+check(vim.wait(10000, function() return client:is_stopped() end, 20), 'the daemon stops cleanly')
+os.exit(failures == 0 and 0 or 1)

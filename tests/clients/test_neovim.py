@@ -1,0 +1,59 @@
+"""The Neovim plugin in a real headless Neovim against the real daemon (editor-clients/neovim)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.ingest.trees import make_tree
+
+PLUGIN = Path(__file__).resolve().parents[2] / "editor-clients" / "neovim"
+
+
+def nvim() -> str:
+    found = shutil.which("nvim", path=str(Path(sys.executable).parent))
+    assert found, "nvim is not in the virtual environment: run `make test` (it installs it)"
+    return found
+
+
+def test_the_neovim_plugin_end_to_end(tmp_path: Path) -> None:
+    workspace = make_tree(
+        tmp_path / "project",
+        {
+            "src/auth.py": "def login(user, password):\n    return verify(password)\n",
+            "README.md": "# Project\n\nSomething about billing.\n",
+        },
+    )
+    (workspace / ".git").mkdir()
+    environment = {
+        **os.environ,
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    result = subprocess.run(
+        [
+            nvim(),
+            "--clean",
+            "--headless",
+            "--cmd",
+            f"set rtp+={PLUGIN}",
+            "-l",
+            str(PLUGIN / "tests" / "test_plugin.lua"),
+            sys.executable,
+            str(workspace),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=environment,
+        cwd=workspace,
+    )
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    assert "FAIL" not in report, report
+    assert report.count("ok   - ") >= 20, report
