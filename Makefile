@@ -7,7 +7,10 @@ STAMP  := $(VENV)/.installed-stamp
 DEMO_PATH  ?= .
 DEMO_QUERY ?= how are search results fused from several streams
 
-.PHONY: demo test lint pytest bench format clean
+VSCODE := editor-clients/vscode
+VSCODE_STAMP := $(VSCODE)/node_modules/.installed-stamp
+
+.PHONY: demo test lint pytest vscode-test vsix bench format clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +22,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/ragls search "$(DEMO_PATH)" "$(DEMO_QUERY)"
 
-## The whole test suite: lint (ruff, mypy strict) then pytest.
-test: lint pytest
+## The whole test suite: lint (ruff, mypy strict), pytest (core to daemon, and the Neovim plugin
+## in headless Neovim), then the VS Code extension's unit and integration tests.
+test: lint pytest vscode-test
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests bench
@@ -29,6 +33,18 @@ lint: $(STAMP)
 
 pytest: $(STAMP)
 	$(PY) -m pytest -q
+
+$(VSCODE_STAMP): $(VSCODE)/package-lock.json
+	cd $(VSCODE) && npm ci --no-audit --no-fund
+	touch $(VSCODE_STAMP)
+
+vscode-test: $(STAMP) $(VSCODE_STAMP)
+	cd $(VSCODE) && npm run typecheck && npm run build
+	cd $(VSCODE) && RAGLS_PYTHON="$(abspath $(PY))" npm test
+
+## The VS Code extension as editor-clients/vscode/ragls.vsix.
+vsix: $(VSCODE_STAMP)
+	cd $(VSCODE) && npm run build && npm run package
 
 ## Benchmarks (not part of `make test`).
 bench: $(STAMP)
@@ -39,4 +55,4 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix server tests bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(VSCODE)/node_modules $(VSCODE)/out $(VSCODE)/out-test

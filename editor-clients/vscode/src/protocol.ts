@@ -1,0 +1,150 @@
+// The wire contract of protocol.md, typed, and RaglsApi: every request the extension makes.
+// RaglsApi runs over a small Connection interface, so the extension (vscode-languageclient) and
+// the integration test (vscode-jsonrpc on a spawned daemon) share this exact code path.
+
+export interface Disposable {
+  dispose(): void;
+}
+
+export interface CancellationTokenLike {
+  readonly isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => unknown): Disposable;
+}
+
+export interface WorkDoneProgressValue {
+  kind: 'begin' | 'report' | 'end';
+  title?: string;
+  message?: string;
+  percentage?: number;
+}
+
+export interface Connection {
+  sendRequest<R>(method: string, params: unknown, token?: CancellationTokenLike): Promise<R>;
+  onNotification(method: string, handler: (params: any) => void): Disposable;
+  onWorkDoneProgress(token: string, handler: (value: WorkDoneProgressValue) => void): Disposable;
+}
+
+export interface ChunkMetadata {
+  file?: string;
+  format?: string;
+  language?: string;
+  startLine?: number;
+  endLine?: number;
+  symbol?: string;
+  kind?: string;
+  [key: string]: unknown;
+}
+
+export interface SearchResult {
+  id: string;
+  score: number;
+  content: string;
+  metadata: ChunkMetadata;
+}
+
+export interface WatcherStatus {
+  state: string;
+  watches: number;
+  detail: string;
+}
+
+export interface Status {
+  session: string;
+  root: string | null;
+  fileCount: number;
+  chunkCount: number;
+  lastIndexTime: string | null;
+  indexedPath: string | null;
+  generation: number;
+  indexing: boolean;
+  addedDocumentCount: number;
+  skipped: Record<string, number>;
+  errors: string[];
+  lastError: string | null;
+  watcher: WatcherStatus | null;
+}
+
+export interface DocumentInfo {
+  id: string;
+  preview: string;
+  contentLength: number;
+  metadata: Record<string, string>;
+}
+
+export interface IndexUpdated {
+  session: string;
+  generation: number;
+  fileCount: number;
+  chunkCount: number;
+  changedPaths: string[] | null;
+  changedPathCount: number | null;
+}
+
+export const INDEX_UPDATED = 'rag/indexUpdated';
+
+let tokens = 0;
+
+export class RaglsApi {
+  constructor(private readonly connection: Connection) {}
+
+  async search(query: string, topK: number, session?: string): Promise<SearchResult[]> {
+    const answer = await this.connection.sendRequest<{ results: SearchResult[] }>('rag/search', { query, topK, session });
+    return answer.results;
+  }
+
+  async buildContextPrompt(query: string, topK: number, session?: string): Promise<string> {
+    const answer = await this.connection.sendRequest<{ prompt: string }>('rag/buildContextPrompt', { query, topK, session });
+    return answer.prompt;
+  }
+
+  /** Re-index now; ``onProgress`` gets the run's work-done progress, ``token`` cancels it. */
+  async index(options: {
+    force?: boolean;
+    session?: string;
+    onProgress?: (value: WorkDoneProgressValue) => void;
+    token?: CancellationTokenLike;
+  }): Promise<Status> {
+    const workDoneToken = `ragls-client-${process.pid}-${++tokens}`;
+    const listener = options.onProgress ? this.connection.onWorkDoneProgress(workDoneToken, options.onProgress) : undefined;
+    try {
+      return await this.connection.sendRequest<Status>(
+        'rag/index',
+        { force: options.force ?? false, session: options.session, workDoneToken },
+        options.token,
+      );
+    } finally {
+      listener?.dispose();
+    }
+  }
+
+  status(session?: string): Promise<Status> {
+    return this.connection.sendRequest<Status>('rag/status', { session });
+  }
+
+  async addDocument(content: string, metadata: Record<string, string>, session?: string): Promise<string> {
+    const answer = await this.connection.sendRequest<{ id: string }>('rag/addDocument', { content, metadata, session });
+    return answer.id;
+  }
+
+  async listDocuments(session?: string): Promise<DocumentInfo[]> {
+    const answer = await this.connection.sendRequest<{ documents: DocumentInfo[] }>('rag/listDocuments', { session });
+    return answer.documents;
+  }
+
+  async removeDocument(id: string, session?: string): Promise<boolean> {
+    const answer = await this.connection.sendRequest<{ removed: boolean }>('rag/removeDocument', { id, session });
+    return answer.removed;
+  }
+
+  onIndexUpdated(handler: (update: IndexUpdated) => void): Disposable {
+    return this.connection.onNotification(INDEX_UPDATED, handler);
+  }
+}
+
+/** The message of a JSON-RPC error (or any error), for showing to the user. */
+export function errorMessage(error: unknown): string {
+  if (error && typeof error === 'object' && 'message' in error) {
+    return String((error as { message: unknown }).message);
+  }
+  return String(error);
+}

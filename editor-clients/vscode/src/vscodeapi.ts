@@ -1,0 +1,97 @@
+// The part of the VS Code API the commands use, behind an interface so tests can stub it.
+// Only this module and extension.ts/client.ts import 'vscode' at run time.
+import * as vscode from 'vscode';
+
+export interface PickItem<T> {
+  label: string;
+  description?: string;
+  detail?: string;
+  value: T;
+}
+
+export interface QuickPickLike<T> {
+  value: string;
+  items: readonly PickItem<T>[];
+  busy: boolean;
+  placeholder: string | undefined;
+  readonly selectedItems: readonly PickItem<T>[];
+  onDidChangeValue(listener: (value: string) => void): void;
+  onDidAccept(listener: () => void): void;
+  onDidHide(listener: () => void): void;
+  show(): void;
+  hide(): void;
+  dispose(): void;
+}
+
+export interface ProgressLike {
+  report(value: { message?: string; increment?: number }): void;
+}
+
+export interface VscodeApi {
+  createQuickPick<T>(): QuickPickLike<T>;
+  showQuickPick<T>(items: PickItem<T>[], placeholder: string): Promise<PickItem<T> | undefined>;
+  showInputBox(prompt: string, placeholder?: string): Promise<string | undefined>;
+  showInformationMessage(message: string): void;
+  showErrorMessage(message: string): void;
+  writeClipboard(text: string): Promise<void>;
+  openFileAt(folder: string | undefined, file: string, startLine: number, endLine: number): Promise<void>;
+  withProgress<R>(title: string, task: (progress: ProgressLike, token: vscode.CancellationToken) => Promise<R>): Promise<R>;
+  activeSelection(): { text: string; file?: string; startLine?: number } | undefined;
+}
+
+export function realVscodeApi(): VscodeApi {
+  return {
+    createQuickPick<T>() {
+      const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { value: T }>();
+      pick.matchOnDescription = false;
+      pick.matchOnDetail = false;
+      return {
+        get value() { return pick.value; },
+        set value(v: string) { pick.value = v; },
+        get items() { return pick.items as unknown as PickItem<T>[]; },
+        set items(items: readonly PickItem<T>[]) {
+          // Results are ranked by the daemon: keep its order, no fuzzy filtering by VS Code.
+          pick.items = items.map((item) => ({ ...item, alwaysShow: true }));
+        },
+        get busy() { return pick.busy; },
+        set busy(b: boolean) { pick.busy = b; },
+        get placeholder() { return pick.placeholder; },
+        set placeholder(p: string | undefined) { pick.placeholder = p; },
+        get selectedItems() { return pick.selectedItems as unknown as PickItem<T>[]; },
+        onDidChangeValue: (listener) => { pick.onDidChangeValue(listener); },
+        onDidAccept: (listener) => { pick.onDidAccept(listener); },
+        onDidHide: (listener) => { pick.onDidHide(listener); },
+        show: () => pick.show(),
+        hide: () => pick.hide(),
+        dispose: () => pick.dispose(),
+      };
+    },
+    async showQuickPick(items, placeholder) {
+      return vscode.window.showQuickPick(items, { placeHolder: placeholder });
+    },
+    async showInputBox(prompt, placeholder) {
+      return vscode.window.showInputBox({ prompt, placeHolder: placeholder, ignoreFocusOut: true });
+    },
+    showInformationMessage(message) { void vscode.window.showInformationMessage(message); },
+    showErrorMessage(message) { void vscode.window.showErrorMessage(message); },
+    async writeClipboard(text) { await vscode.env.clipboard.writeText(text); },
+    async openFileAt(folder, file, startLine, endLine) {
+      const base = folder ? vscode.Uri.file(folder) : vscode.workspace.workspaceFolders?.[0]?.uri;
+      const uri = base ? vscode.Uri.joinPath(base, file) : vscode.Uri.file(file);
+      const document = await vscode.workspace.openTextDocument(uri);
+      const range = new vscode.Range(Math.max(0, startLine - 1), 0, Math.max(0, endLine - 1), 0);
+      await vscode.window.showTextDocument(document, { selection: range });
+    },
+    withProgress(title, task) {
+      return Promise.resolve(
+        vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, task),
+      );
+    },
+    activeSelection() {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return undefined;
+      const text = editor.document.getText(editor.selection);
+      return { text, file: vscode.workspace.asRelativePath(editor.document.uri), startLine: editor.selection.start.line + 1 };
+    },
+  };
+}

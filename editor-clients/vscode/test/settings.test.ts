@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readSettings, serverCommand, type Getter } from '../src/settings';
+
+function getter(values: Record<string, unknown>): Getter {
+  return <T>(key: string, fallback: T): T => (key in values ? (values[key] as T) : fallback);
+}
+
+test('defaults become the daemon defaults of protocol.md', () => {
+  const settings = readSettings(getter({}));
+  assert.deepEqual(settings.command, ['ragls', 'serve']);
+  assert.equal(settings.topK, 10);
+  assert.equal(settings.daemon.indexOnStartup, true);
+  assert.deepEqual(settings.daemon.limits, { maxFileBytes: 16777216, maxFiles: 100000, maxTotalBytes: 1073741824 });
+  assert.equal('synonyms' in settings.daemon, false);
+});
+
+test('every setting reaches initializationOptions under its daemon key', () => {
+  const settings = readSettings(
+    getter({
+      include: ['src/**'],
+      exclude: ['dist/'],
+      defaultSkips: ['build'],
+      'limits.maxFiles': 10,
+      'bm25.maxDocuments': 500,
+      'bm25.ttlSeconds': 60,
+      debounceMs: 50,
+      watch: false,
+      synonyms: { k8s: ['kubernetes'] },
+    }),
+  );
+  assert.deepEqual(settings.daemon.include, ['src/**']);
+  assert.deepEqual(settings.daemon.exclude, ['dist/']);
+  assert.deepEqual(settings.daemon.defaultSkips, ['build']);
+  assert.equal((settings.daemon.limits as Record<string, number>).maxFiles, 10);
+  assert.deepEqual(settings.daemon.bm25, { maxDocuments: 500, ttlSeconds: 60 });
+  assert.equal(settings.daemon.debounceMs, 50);
+  assert.equal(settings.daemon.watch, false);
+  assert.deepEqual(settings.daemon.synonyms, { k8s: ['kubernetes'] });
+});
+
+test('a configured Python runs the module; otherwise the command', () => {
+  assert.deepEqual(serverCommand(readSettings(getter({ 'server.pythonPath': '/venv/bin/python' }))), {
+    command: '/venv/bin/python',
+    args: ['-m', 'ragls', 'serve'],
+  });
+  assert.deepEqual(serverCommand(readSettings(getter({ 'server.command': ['/opt/ragls', 'serve', '--log-level', 'info'] }))), {
+    command: '/opt/ragls',
+    args: ['serve', '--log-level', 'info'],
+  });
+  assert.throws(() => serverCommand(readSettings(getter({ 'server.command': [] }))), /empty/);
+});
