@@ -117,7 +117,7 @@ class RagService:
                     commit_lock=self._commit_lock,
                 )
             except RaglsError as error:
-                self._status = _with_error(self._status, str(error))
+                self._status = dataclasses.replace(self._status, last_error=str(error))
                 raise
             self._last_report = result
             self._status = IndexStatus(
@@ -253,20 +253,13 @@ class RagService:
         status = self._status
         with self._commit_lock:
             added = len(self._added)
-        return IndexStatus(
-            file_count=status.file_count,
-            chunk_count=status.chunk_count,
-            last_index_time=status.last_index_time,
-            indexed_path=status.indexed_path,
-            generation=status.generation,
+        return dataclasses.replace(
+            status,
             indexing=self._index_lock.locked(),
             added_document_count=added,
             bm25_documents=stats.documents,
             bm25_evicted=stats.evicted,
             bm25_expired=stats.expired,
-            skipped=status.skipped,
-            errors=status.errors,
-            last_error=status.last_error,
         )
 
     def set_synonyms(self, table: SynonymTable | None) -> None:
@@ -287,15 +280,3 @@ class RagService:
         agent.bind_chat_knowledge(declaration, corpus)  # type: ignore[attr-defined]
         return True
 
-
-def _with_error(status: IndexStatus, message: str) -> IndexStatus:
-    return IndexStatus(
-        file_count=status.file_count,
-        chunk_count=status.chunk_count,
-        last_index_time=status.last_index_time,
-        indexed_path=status.indexed_path,
-        generation=status.generation,
-        skipped=status.skipped,
-        errors=status.errors,
-        last_error=message,
-    )
