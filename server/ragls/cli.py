@@ -204,6 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging; loopback)"
     )
     serve.add_argument(
+        "--stdio",
+        action="store_true",
+        help="speak over stdio (the default; accepted for clients that add it)",
+    )
+    serve.add_argument(
         "--log-level",
         default="warning",
         choices=["debug", "info", "warning", "error"],

@@ -14,9 +14,9 @@ from tests.ingest.trees import make_tree
 class RawClient:
     """A minimal LSP-framed JSON-RPC client over a real ``ragls serve`` process."""
 
-    def __init__(self) -> None:
+    def __init__(self, *arguments: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "ragls", "serve"],
+            [sys.executable, "-m", "ragls", "serve", *arguments],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -113,3 +113,17 @@ def test_a_client_that_disappears_ends_the_server(tmp_path: Path) -> None:
     assert client.process.stdin is not None
     client.process.stdin.close()  # gone mid-request
     assert client.process.wait(timeout=15) in (0, 1)
+
+
+def test_the_stdio_flag_that_clients_append_is_accepted(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"a.py": "x = 1\n"})
+    client = RawClient("--stdio")
+    try:
+        initialize(client, root)
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+        assert client.answer_to(2)["result"] is None
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.process.wait(timeout=15) == 0
+    finally:
+        client.process.kill()
+        client.process.wait()

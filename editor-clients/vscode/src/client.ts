@@ -5,7 +5,6 @@ import {
   ErrorAction,
   LanguageClient,
   State,
-  TransportKind,
   WorkDoneProgress,
   type LanguageClientOptions,
   type ServerOptions,
@@ -66,7 +65,9 @@ export class RaglsClient implements vscode.Disposable {
       void vscode.window.showErrorMessage(`ragls: ${String(error)}`);
       return;
     }
-    const serverOptions: ServerOptions = { command: command.command, args: command.args, transport: TransportKind.stdio };
+    // No `transport`: with TransportKind.stdio the client appends `--stdio` to the arguments; a
+    // plain command already speaks over stdio.
+    const serverOptions: ServerOptions = { command: command.command, args: command.args };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: settings.daemon,
@@ -79,7 +80,7 @@ export class RaglsClient implements vscode.Disposable {
     this.client = new LanguageClient('ragls', 'ragls', serverOptions, clientOptions);
     this.api = new RaglsApi(connectionOf(this.client));
     this.listeners.push(
-      this.api.onIndexUpdated((update) => this.show(`$(database) ragls ${update.chunkCount}`, `${update.fileCount} files, ${update.chunkCount} chunks, generation ${update.generation}`)),
+      this.api.onIndexUpdated((update) => this.show(`$(database) ragls: ${update.chunkCount} chunks`, `${update.fileCount} files, ${update.chunkCount} chunks, generation ${update.generation}`)),
       this.client.onDidChangeState((event) => {
         if (event.newState === State.Stopped) this.show('$(error) ragls', 'the server stopped');
         if (event.newState === State.Running) this.show('$(sync~spin) ragls', 'indexing');

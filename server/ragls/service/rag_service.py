@@ -279,4 +279,3 @@ class RagService:
         corpus = chat.SessionCorpus(self, declaration.top_k)
         agent.bind_chat_knowledge(declaration, corpus)  # type: ignore[attr-defined]
         return True
-
