@@ -59,6 +59,7 @@ vscode-e2e: vsix $(STAMP)
 
 ## Benchmarks (not part of `make test`).
 bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) bench/run.py
 
 format: $(STAMP)

@@ -6,6 +6,7 @@
 * index: cold and warm (nothing changed) indexing of the running interpreter's standard library
   (``sysconfig.get_paths()["stdlib"]`` without site-packages), each repeat in a fresh process:
   files/s, MB/s, chunks/s and peak RSS.
+* peers: ragls beside bm25s, tantivy and rank_bm25 on the same chunks (``bench/peers.py``).
 * daemon: a real ``ragls serve`` (``bench/daemon.py``): start to first answer, inotify watches on a
   workspace with a 2,000-package node_modules, and the delay from a save to searchable.
 Every figure is a median over repeated runs. Results are printed as Markdown tables and written
@@ -148,7 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--index-repeats", type=int, default=3)
-    parser.add_argument("--only", choices=["core", "index", "daemon"], help="run one section")
+    parser.add_argument(
+        "--only", choices=["core", "index", "daemon", "peers"], help="run one section"
+    )
+    parser.add_argument("--peer-scales", default="1", help="corpus replications for peers")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     python = f"Python {sys.version.split()[0]}"
@@ -170,6 +174,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## The daemon (saves: median and p95 of 40; {python})")
         print(markdown([row]))
         (RESULTS / "daemon.json").write_text(json.dumps(row, indent=2) + "\n", encoding="utf-8")
+    if args.only in (None, "peers"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from peers import bench_peers
+        from peers import markdown as peers_markdown
+
+        print(f"\n## ragls beside its peers on the same chunks ({python})")
+        results = [bench_peers(int(scale), 1) for scale in args.peer_scales.split(",")]
+        for result in results:
+            print(peers_markdown(result))
+        (RESULTS / "peers.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0
 
 

@@ -1,0 +1,143 @@
+"""One retrieval system on exported chunks, in its own process (used by bench/peers.py).
+
+    python bench/peer_worker.py SYSTEM CHUNKS.jsonl QUERIES.json
+
+Prints JSON: index seconds, query latency percentiles (ms, single-threaded, top 10) and the
+process's peak RSS. Systems: ragls-hybrid (BM25 + TF-IDF + RRF, as the service searches),
+ragls-bm25, bm25s (its own tokenizer, English stop words), bm25s-ragls (ragls's analyzer),
+tantivy (in-RAM index, its default tokenizer), rank_bm25 (BM25Okapi on ragls's analyzer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def peak_rss_mb() -> float:
+    """This process's own high-water RSS (VmHWM). ru_maxrss would not do: Linux carries it over
+    from the parent across fork and exec, so every worker would report the parent's peak."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def build(system: str, texts: list[str], ids: list[str]) -> Callable[[str], Any]:
+    if system in ("ragls-hybrid", "ragls-bm25"):
+        from ragls.core.bm25 import BM25Stream
+        from ragls.core.documents import Document
+        from ragls.core.fusion import HybridRetriever
+        from ragls.core.knowledge_base import InMemoryKnowledgeBase, KnowledgeBaseStream
+
+        documents = [Document(i, t) for i, t in zip(ids, texts, strict=True)]
+        bm25 = BM25Stream(max_documents=max(len(documents), 1))
+        bm25.replace_documents((), documents)
+        if system == "ragls-bm25":
+            return lambda query: bm25.search(query, 10)
+        kb = InMemoryKnowledgeBase()
+        kb.replace_documents((), documents)
+        retriever = HybridRetriever([(bm25, 0.6), (KnowledgeBaseStream(kb), 0.4)])
+        retriever.retrieve("warm up the norms", 10)
+        return lambda query: retriever.retrieve(query, 10)
+    if system in ("bm25s", "bm25s-ragls"):
+        import bm25s
+
+        retriever = bm25s.BM25()
+        if system == "bm25s":
+            retriever.index(
+                bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False
+            )
+            return lambda query: retriever.retrieve(
+                bm25s.tokenize([query], stopwords="en", show_progress=False),
+                k=10,
+                show_progress=False,
+            )
+        from ragls.core.analyzer import analyze
+
+        retriever.index([analyze(text) or ["_"] for text in texts], show_progress=False)
+
+        def search(query: str) -> Any:
+            terms = [t for t in analyze(query, query=True) if t in retriever.vocab_dict]
+            return (
+                retriever.retrieve([terms or ["_"]], k=10, show_progress=False) if terms else None
+            )
+
+        return search
+    if system == "tantivy":
+        import tantivy
+
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("body", stored=False)
+        builder.add_integer_field("n", stored=True)
+        index = tantivy.Index(builder.build())
+        writer = index.writer(heap_size=500_000_000, num_threads=1)
+        for number, text in enumerate(texts):
+            writer.add_document(tantivy.Document(body=[text], n=[number]))
+        writer.commit()
+        index.reload()
+        searcher = index.searcher()
+        unsafe = re.compile(r"[^\w\s]")
+
+        def search(query: str) -> Any:
+            cleaned = unsafe.sub(" ", query).strip() or "_"
+            return searcher.search(index.parse_query(cleaned, ["body"]), 10).hits
+
+        return search
+    if system == "rank_bm25":
+        from rank_bm25 import BM25Okapi
+
+        from ragls.core.analyzer import analyze
+
+        model = BM25Okapi([analyze(text) or ["_"] for text in texts])
+        return lambda query: model.get_top_n(analyze(query, query=True), ids, n=10)
+    raise SystemExit(f"unknown system {system}")
+
+
+def main(system: str, chunks_path: str, queries_path: str) -> None:
+    texts, ids = [], []
+    with open(chunks_path, encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            ids.append(record["id"])
+            texts.append(record["text"])
+    with open(queries_path, encoding="utf-8") as handle:
+        queries: list[str] = json.loads(handle.read())
+    if system == "rank_bm25":
+        queries = queries[:40]  # it scores every document per query: a few suffice
+    started = time.perf_counter()
+    search = build(system, texts, ids)
+    index_seconds = time.perf_counter() - started
+    latencies = []
+    for query in queries:
+        began = time.perf_counter()
+        search(query)
+        latencies.append((time.perf_counter() - began) * 1000)
+    print(
+        json.dumps(
+            {
+                "system": system,
+                "chunks": len(texts),
+                "index_s": index_seconds,
+                "p50_ms": percentile(latencies, 0.5),
+                "p95_ms": percentile(latencies, 0.95),
+                "p99_ms": percentile(latencies, 0.99),
+                "queries": len(queries),
+                "peak_rss_mb": peak_rss_mb(),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
