@@ -1,6 +1,7 @@
 """The retrieval core: analyzer, BM25, TF-IDF knowledge base, fusion and the context fence.
 
-Standard library only; nothing here knows about files, sessions or the daemon.
+Standard library plus numpy (for vectorised scoring over postings, ``ragls.core.postings``);
+nothing here knows about files, sessions or the daemon.
 """
 
 from __future__ import annotations

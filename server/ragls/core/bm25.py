@@ -1,7 +1,8 @@
 """BM25Stream: Okapi BM25 over an inverted index, with a capacity and an expiry (SPEC §3).
 
 * Scoring is :func:`bm25_idf` and :func:`bm25_term_score`, small pure functions over the frozen
-  :class:`BM25Parameters` (K1 = 1.2, B = 0.75). A search touches only the postings of its terms.
+  :class:`BM25Parameters` (K1 = 1.2, B = 0.75); the search applies the same formula vectorised
+  over each query term's postings (:mod:`ragls.core.postings`), touching only those postings.
 * Capacity: at most ``max_documents`` (10,000 by default); adding past it evicts the least recently
   accessed documents. Expiry: a document is dropped once ``ttl_seconds`` (one hour) have passed
   since its last access, i.e. when ``now - last_access >= ttl``. Being added, replaced or returned
@@ -15,7 +16,6 @@
 
 from __future__ import annotations
 
-import heapq
 import math
 import threading
 import time
@@ -23,8 +23,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ragls.core.analyzer import SynonymTable, analyze, index_terms
 from ragls.core.documents import Document, SearchResult
+from ragls.core.postings import InvertedIndex, top_slots
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
 
@@ -69,20 +72,18 @@ def bm25_term_score(
 
 
 class _Entry:
-    __slots__ = ("document", "last_access", "length", "term_counts")
+    __slots__ = ("document", "last_access")
 
-    def __init__(self, document: Document, term_counts: dict[str, int], length: int) -> None:
+    def __init__(self, document: Document, now: float) -> None:
         self.document = document
-        self.term_counts = term_counts
-        self.length = length
-        self.last_access = 0.0
+        self.last_access = now
 
 
-def _count_terms(document: Document) -> tuple[dict[str, int], int]:
-    counts: dict[str, int] = {}
+def _count_terms(document: Document) -> tuple[dict[str, float], int]:
+    counts: dict[str, float] = {}
     terms = index_terms(document.content)
     for term in terms:
-        counts[term] = counts.get(term, 0) + 1
+        counts[term] = counts.get(term, 0.0) + 1.0
     return counts, len(terms)
 
 
@@ -113,8 +114,7 @@ class BM25Stream:
         self._synonyms = synonyms
         self._lock = threading.Lock()
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
-        self._postings: dict[str, dict[str, int]] = {}
-        self._total_length = 0
+        self._index = InvertedIndex()
         self._evicted = 0
         self._expired = 0
 
@@ -161,7 +161,8 @@ class BM25Stream:
                 self._unindex(document_id)
             for document, counts, length in prepared:
                 self._unindex(document.id)
-                self._index(document, counts, length, now)
+                self._entries[document.id] = _Entry(document, now)
+                self._index.add(document.id, counts, length)
             while len(self._entries) > self._max_documents:
                 oldest_id = next(iter(self._entries))
                 self._unindex(oldest_id)
@@ -171,8 +172,7 @@ class BM25Stream:
         """Drop every document; the drop counters are kept (they describe the stream's life)."""
         with self._lock:
             self._entries.clear()
-            self._postings.clear()
-            self._total_length = 0
+            self._index.clear()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -192,28 +192,28 @@ class BM25Stream:
         with self._lock:
             now = self._clock()
             self._purge_expired(now)
-            count = len(self._entries)
+            index = self._index
+            count = len(index)
             if count == 0:
                 return []
-            average_length = self._total_length / count
-            scores: dict[str, float] = {}
+            average_length = index.total_length / count
+            k1, b = self._parameters.k1, self._parameters.b
+            scores = np.zeros(index.slot_count)
             for term in terms:
-                postings = self._postings.get(term)
-                if not postings:
+                arrays = index.arrays(term)
+                if arrays is None:
                     continue
-                idf = bm25_idf(count, len(postings))
-                entries = self._entries
-                for document_id, frequency in postings.items():
-                    scores[document_id] = scores.get(document_id, 0.0) + bm25_term_score(
-                        frequency,
-                        entries[document_id].length,
-                        average_length,
-                        idf,
-                        self._parameters,
-                    )
-            ranked = heapq.nsmallest(top_k, scores.items(), key=_best_first)
+                slots, frequencies = arrays
+                idf = bm25_idf(count, len(slots))
+                norms = k1 * (1.0 - b + b * index.lengths[slots] / average_length)
+                # bm25_term_score, vectorised over the term's postings
+                scores[slots] += idf * frequencies * (k1 + 1.0) / (frequencies + norms)
+            ranked = sorted(
+                ((float(scores[slot]), index.id_at(slot)) for slot in top_slots(scores, top_k)),
+                key=lambda item: (-item[0], item[1]),
+            )[:top_k]
             results = []
-            for document_id, score in ranked:
+            for score, document_id in ranked:
                 entry = self._entries[document_id]
                 entry.last_access = now
                 self._entries.move_to_end(document_id)
@@ -225,7 +225,7 @@ class BM25Stream:
             self._purge_expired(self._clock())
             return BM25Stats(
                 documents=len(self._entries),
-                terms=len(self._postings),
+                terms=self._index.term_count,
                 evicted=self._evicted,
                 expired=self._expired,
             )
@@ -246,24 +246,10 @@ class BM25Stream:
 
     # -- internals (lock held) -----------------------------------------------------------------
 
-    def _index(self, document: Document, counts: dict[str, int], length: int, now: float) -> None:
-        entry = _Entry(document, counts, length)
-        entry.last_access = now
-        self._entries[document.id] = entry
-        self._total_length += length
-        for term, frequency in counts.items():
-            self._postings.setdefault(term, {})[document.id] = frequency
-
     def _unindex(self, document_id: str) -> bool:
-        entry = self._entries.pop(document_id, None)
-        if entry is None:
+        if self._entries.pop(document_id, None) is None:
             return False
-        self._total_length -= entry.length
-        for term in entry.term_counts:
-            postings = self._postings[term]
-            del postings[document_id]
-            if not postings:
-                del self._postings[term]
+        self._index.remove(document_id)
         return True
 
     def _purge_expired(self, now: float) -> None:
@@ -274,7 +260,3 @@ class BM25Stream:
                 break
             self._unindex(oldest_id)
             self._expired += 1
-
-
-def _best_first(item: tuple[str, float]) -> tuple[float, str]:
-    return (-item[1], item[0])

@@ -7,21 +7,24 @@ the new set; :class:`InMemoryKnowledgeBase` overrides it and holds its lock acro
 TF-IDF as SPEC §4 fixes it: terms are SPEC §2 steps 1-2 (no stemming, no synonyms),
 tf = 1 + ln(count), idf = ln((1 + N) / (1 + df)) + 1, both vectors L2-normalised, score = cosine.
 Query terms that no document contains are left out of the query vector (as a fitted vocabulary
-would), which changes no ranking. Document norms depend on every idf, so they are recomputed
-lazily, once per change of the corpus, on the next search (cost: one pass over the postings).
+would), which changes no ranking. Scoring is vectorised over each query term's postings
+(:mod:`ragls.core.postings`). Document norms depend on every idf, so they are recomputed
+lazily, once per change of the corpus, on the next search (one vectorised pass over the terms).
 """
 
 from __future__ import annotations
 
 import builtins
-import heapq
 import math
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
+import numpy as np
+
 from ragls.core.analyzer import plain_terms
 from ragls.core.documents import Document, SearchResult
+from ragls.core.postings import FloatArray, InvertedIndex, top_slots
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 
 
@@ -79,9 +82,8 @@ class InMemoryKnowledgeBase(KnowledgeBase):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._documents: dict[str, Document] = {}
-        self._term_counts: dict[str, dict[str, int]] = {}
-        self._postings: dict[str, dict[str, float]] = {}
-        self._norms: dict[str, float] | None = None
+        self._index = InvertedIndex()
+        self._norms: FloatArray | None = None
 
     def add(self, document: Document) -> None:
         self.replace_documents((), (document,))
@@ -101,8 +103,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
     def clear(self) -> None:
         with self._lock:
             self._documents.clear()
-            self._term_counts.clear()
-            self._postings.clear()
+            self._index.clear()
             self._norms = None
 
     def __len__(self) -> int:
@@ -112,13 +113,15 @@ class InMemoryKnowledgeBase(KnowledgeBase):
     def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
         """Atomic: the lock is held from the first removal to the last addition."""
         removals = builtins.list(remove_ids)
-        prepared = [(document, _count(plain_terms(document.content))) for document in add]
+        prepared = [(document, _weights(plain_terms(document.content))) for document in add]
         with self._lock:
             for document_id in removals:
                 self._unindex(document_id)
-            for document, counts in prepared:
+            for document, weights in prepared:
                 self._unindex(document.id)
-                self._index(document, counts)
+                self._documents[document.id] = document
+                self._index.add(document.id, weights, 0.0)
+                self._norms = None
 
     def search(self, query: str, top_k: int) -> builtins.list[SearchResult]:
         check_top_k(top_k, MAX_STREAM_TOP_K)
@@ -126,59 +129,59 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         if not query_counts:
             return []
         with self._lock:
-            document_count = len(self._documents)
+            index = self._index
+            document_count = len(index)
             if document_count == 0:
                 return []
             norms = self._document_norms()
-            dots: dict[str, float] = {}
+            dots = np.zeros(index.slot_count)
             query_norm_squared = 0.0
             for term, count in query_counts.items():
-                postings = self._postings.get(term)
-                if not postings:
+                arrays = index.arrays(term)
+                if arrays is None:
                     continue
-                idf = tfidf_idf(document_count, len(postings))
+                slots, tf_weights = arrays
+                idf = tfidf_idf(document_count, len(slots))
                 query_weight = tfidf_tf(count) * idf
                 query_norm_squared += query_weight * query_weight
-                for document_id, tf in postings.items():
-                    dots[document_id] = dots.get(document_id, 0.0) + query_weight * tf * idf
-            if not dots:
+                dots[slots] += query_weight * tf_weights * idf
+            if query_norm_squared == 0.0:
                 return []
-            query_norm = math.sqrt(query_norm_squared)
-            scored = ((doc_id, dot / (query_norm * norms[doc_id])) for doc_id, dot in dots.items())
-            ranked = heapq.nsmallest(top_k, scored, key=lambda item: (-item[1], item[0]))
-            return [SearchResult(self._documents[doc_id], score) for doc_id, score in ranked]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                scores = np.where(norms > 0.0, dots / (math.sqrt(query_norm_squared) * norms), 0.0)
+            ranked = sorted(
+                ((float(scores[slot]), index.id_at(slot)) for slot in top_slots(scores, top_k)),
+                key=lambda item: (-item[0], item[1]),
+            )[:top_k]
+            return [SearchResult(self._documents[doc_id], score) for score, doc_id in ranked]
 
     # -- internals (lock held) -----------------------------------------------------------------
-
-    def _index(self, document: Document, counts: dict[str, int]) -> None:
-        self._documents[document.id] = document
-        self._term_counts[document.id] = counts
-        for term, count in counts.items():
-            self._postings.setdefault(term, {})[document.id] = tfidf_tf(count)
-        self._norms = None
 
     def _unindex(self, document_id: str) -> bool:
         if self._documents.pop(document_id, None) is None:
             return False
-        for term in self._term_counts.pop(document_id):
-            postings = self._postings[term]
-            del postings[document_id]
-            if not postings:
-                del self._postings[term]
+        self._index.remove(document_id)
         self._norms = None
         return True
 
-    def _document_norms(self) -> dict[str, float]:
+    def _document_norms(self) -> FloatArray:
+        """Every slot's vector norm under the current idf (recomputed after any change)."""
         if self._norms is None:
-            document_count = len(self._documents)
-            squares: dict[str, float] = dict.fromkeys(self._documents, 0.0)
-            for postings in self._postings.values():
-                idf = tfidf_idf(document_count, len(postings))
-                for document_id, tf in postings.items():
-                    weight = tf * idf
-                    squares[document_id] += weight * weight
-            self._norms = {doc_id: math.sqrt(value) for doc_id, value in squares.items()}
+            index = self._index
+            document_count = len(index)
+            squares = np.zeros(index.slot_count)
+            for term in index.terms():
+                arrays = index.arrays(term)
+                assert arrays is not None
+                slots, tf_weights = arrays
+                weights = tf_weights * tfidf_idf(document_count, len(slots))
+                squares[slots] += weights * weights
+            self._norms = np.sqrt(squares)
         return self._norms
+
+
+def _weights(terms: Iterable[str]) -> dict[str, float]:
+    return {term: tfidf_tf(count) for term, count in _count(terms).items()}
 
 
 def _count(terms: Iterable[str]) -> dict[str, int]:
