@@ -1,10 +1,25 @@
 from __future__ import annotations
 
-import pytest
+from collections import Counter
 
-from ragls.core.analyzer import SynonymTable, analyze, stem, tokenize
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragls.core.analyzer import (
+    SynonymTable,
+    analyze,
+    index_terms,
+    plain_term_counts,
+    plain_terms,
+    stem,
+    term_counts,
+    tokenize,
+)
 from ragls.core.vocab import STEM_SUFFIXES, STOP_WORDS
 from ragls.errors import InvalidArgumentError
+
+WORDS = "the Running runs parser parsing flies ties settings db auth _x x1 é café a an".split()
 
 
 def test_tokenize_lowercases_splits_on_non_word_and_drops_single_characters() -> None:
@@ -139,3 +154,11 @@ def test_the_fifteen_suffixes_in_spec_order() -> None:
         "es",
         "s",
     ]
+
+
+@given(st.lists(st.sampled_from(WORDS), max_size=40).map(" ".join))
+def test_term_counts_equal_counting_the_analysis(text: str) -> None:
+    plain, stemmed, length = term_counts(text)
+    assert plain == Counter(plain_terms(text)) == plain_term_counts(text)
+    assert stemmed == Counter(index_terms(text))
+    assert length == len(index_terms(text))

@@ -9,6 +9,7 @@ configuration (``SynonymTable.from_mapping``).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
@@ -53,6 +54,22 @@ def stem(token: str) -> str:
 def index_terms(text: str) -> list[str]:
     """Steps 1-3: the terms a document (or a query before expansion) contributes, in order."""
     return [stem(token) for token in tokenize(text) if token not in STOP_WORDS]
+
+
+def plain_term_counts(text: str) -> dict[str, int]:
+    """Counts of the steps 1-2 terms of ``text`` (the TF-IDF knowledge base's terms)."""
+    return Counter(token for token in tokenize(text) if token not in STOP_WORDS)
+
+
+def term_counts(text: str) -> tuple[dict[str, int], dict[str, int], int]:
+    """(counts of steps 1-2 terms, counts of steps 1-3 terms, number of terms) of ``text``.
+    Stemming runs once per distinct token and counting in C (Counter), not once per token."""
+    plain = plain_term_counts(text)
+    stemmed: dict[str, int] = {}
+    for token, count in plain.items():
+        term = stem(token)
+        stemmed[term] = stemmed.get(term, 0) + count
+    return plain, stemmed, sum(plain.values())
 
 
 def plain_terms(text: str) -> list[str]:

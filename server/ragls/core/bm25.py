@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragls.core.analyzer import SynonymTable, analyze, index_terms
+from ragls.core.analyzer import SynonymTable, analyze, term_counts
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import InvertedIndex, top_slots
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
@@ -79,12 +79,9 @@ class _Entry:
         self.last_access = now
 
 
-def _count_terms(document: Document) -> tuple[dict[str, float], int]:
-    counts: dict[str, float] = {}
-    terms = index_terms(document.content)
-    for term in terms:
-        counts[term] = counts.get(term, 0.0) + 1.0
-    return counts, len(terms)
+def _count_terms(document: Document) -> tuple[dict[str, int], int]:
+    _, stemmed, length = term_counts(document.content)
+    return stemmed, length
 
 
 class BM25Stream:

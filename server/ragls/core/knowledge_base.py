@@ -18,11 +18,12 @@ import builtins
 import math
 import threading
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
 
-from ragls.core.analyzer import plain_terms
+from ragls.core.analyzer import plain_term_counts, plain_terms
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, top_slots
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
@@ -113,7 +114,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
     def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
         """Atomic: the lock is held from the first removal to the last addition."""
         removals = builtins.list(remove_ids)
-        prepared = [(document, _weights(plain_terms(document.content))) for document in add]
+        prepared = [(document, _weights(document.content)) for document in add]
         with self._lock:
             for document_id in removals:
                 self._unindex(document_id)
@@ -180,15 +181,14 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         return self._norms
 
 
-def _weights(terms: Iterable[str]) -> dict[str, float]:
-    return {term: tfidf_tf(count) for term, count in _count(terms).items()}
+def _weights(text: str) -> dict[str, float]:
+    """tf = 1 + ln(count) for each steps 1-2 term of ``text``."""
+    log = math.log
+    return {term: 1.0 + log(count) for term, count in plain_term_counts(text).items()}
 
 
 def _count(terms: Iterable[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for term in terms:
-        counts[term] = counts.get(term, 0) + 1
-    return counts
+    return Counter(terms)
 
 
 class KnowledgeBaseStream:

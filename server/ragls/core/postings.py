@@ -11,6 +11,8 @@ in one float array. Callers hold their own lock; this class is not thread-safe o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import numpy.typing as npt
 
@@ -47,7 +49,7 @@ class InvertedIndex:
     def terms(self) -> list[str]:
         return list(self._postings)
 
-    def add(self, document_id: str, values: dict[str, float], length: float) -> int:
+    def add(self, document_id: str, values: Mapping[str, float], length: float) -> int:
         """Index a document (the caller removed any previous one with that id)."""
         if self._free:
             slot = self._free.pop()
@@ -63,8 +65,14 @@ class InvertedIndex:
         self._terms_by_slot[slot] = tuple(values)
         postings, cache = self._postings, self._cache
         for term, value in values.items():
-            postings.setdefault(term, {})[slot] = value
-            cache.pop(term, None)
+            term_postings = postings.get(term)
+            if term_postings is None:
+                postings[term] = {slot: value}
+            else:
+                term_postings[slot] = value
+        if cache:  # after a bulk load nothing is cached yet: skip the per-term pops
+            for term in values:
+                cache.pop(term, None)
         return slot
 
     def remove(self, document_id: str) -> bool:
