@@ -166,17 +166,20 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         return True
 
     def _document_norms(self) -> FloatArray:
-        """Every slot's vector norm under the current idf (recomputed after any change)."""
+        """Every slot's vector norm under the current idf, recomputed after any change in a few
+        vectorised passes; only the terms that changed rebuild their posting arrays."""
         if self._norms is None:
             index = self._index
-            document_count = len(index)
-            squares = np.zeros(index.slot_count)
-            for term in index.terms():
-                arrays = index.arrays(term)
-                assert arrays is not None
-                slots, tf_weights = arrays
-                weights = tf_weights * tfidf_idf(document_count, len(slots))
-                squares[slots] += weights * weights
+            postings = [index.arrays(term) for term in index.terms()]
+            present = [arrays for arrays in postings if arrays is not None]
+            if not present:
+                self._norms = np.zeros(index.slot_count)
+                return self._norms
+            frequencies = np.fromiter((len(a[0]) for a in present), np.int64, len(present))
+            idf = np.log((1.0 + len(index)) / (1.0 + frequencies)) + 1.0  # tfidf_idf, vectorised
+            slots = np.concatenate([a[0] for a in present])
+            weights = np.concatenate([a[1] for a in present]) * np.repeat(idf, frequencies)
+            squares = np.bincount(slots, weights=weights * weights, minlength=index.slot_count)
             self._norms = np.sqrt(squares)
         return self._norms
 
