@@ -63,6 +63,7 @@ class Daemon:
         self._on_committed = on_committed
         self._manager = SessionManager(self._new_service)
         self._lock = threading.Lock()
+        self._watch_lock = threading.Lock()
         self._sessions: dict[str, DaemonSession] = {}
         self._order: list[str] = []
 
@@ -142,6 +143,10 @@ class Daemon:
         session.indexer.submit(job)
 
     def start_watching(self, session: DaemonSession) -> None:
+        with self._watch_lock:  # start-up and rag/index may both ask, from different threads
+            self._start_watching(session)
+
+    def _start_watching(self, session: DaemonSession) -> None:
         if session.root is None or session.watcher is not None or not self.options.watch:
             return
         indexer = session.indexer
@@ -163,6 +168,10 @@ class Daemon:
         return Admission(config, options.limits)
 
     def _stop_watching(self, session: DaemonSession) -> None:
+        with self._watch_lock:
+            self._stop_watching_locked(session)
+
+    def _stop_watching_locked(self, session: DaemonSession) -> None:
         if session.watcher is not None:
             session.watcher.stop()
             session.watcher = None

@@ -1,9 +1,10 @@
 """``create_server()``: the pygls server, its lifecycle handlers and its custom methods (SPEC §9).
 
 Each handler is a thin adapter: typed params in (``ragls.lsp.messages``), one call into the
-daemon or a session's service, JSON out (``ragls.lsp.wire``). Blocking work runs in pygls' thread
-pool (``@server.thread()``) or on the session's index thread, so ``rag/status`` and
-``$/cancelRequest`` are answered while an index runs. Errors: bad params are InvalidParams
+daemon or a session's service, JSON out (``ragls.lsp.wire``). Every handler that takes a lock
+runs in pygls' thread pool (``@server.thread()``), index runs on the session's index thread, so
+the event loop never waits and ``rag/status`` and ``$/cancelRequest`` are answered while an
+index runs. Errors: bad params are InvalidParams
 (-32602) naming the field; a cancelled run is RequestCancelled (-32800); a refused or failed run
 is -32002 (IndexFailed); ``rag/index`` with ``ifIdle`` while a run is going is -32001
 (IndexInProgress). Nothing a client sends can stop the process or drop an index.
@@ -175,7 +176,9 @@ def create_server() -> RaglsServer:
             await open_folder(ls, folder.uri)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def configuration_changed(ls: RaglsServer, params: types.DidChangeConfigurationParams) -> None:
+    async def configuration_changed(
+        ls: RaglsServer, params: types.DidChangeConfigurationParams
+    ) -> None:
         settings = params.settings
         if isinstance(settings, dict) and isinstance(settings.get("ragls"), dict):
             settings = settings["ragls"]
@@ -185,7 +188,8 @@ def create_server() -> RaglsServer:
         if errors:
             ls.show("configuration not applied, the previous one stays: " + "; ".join(errors))
             return
-        ls.daemon.apply_options(options)
+        # Applying new limits waits for a running index run: never on the event loop.
+        await asyncio.to_thread(ls.daemon.apply_options, options)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_files_changed(ls: RaglsServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -244,10 +248,11 @@ def create_server() -> RaglsServer:
         if reporter is not None:
             reporter.end(f"Indexed {status.file_count} files, {status.chunk_count} chunks")
         if session.root is not None and session.folder:
-            ls.daemon.start_watching(session)
-        return _status(session)
+            await asyncio.to_thread(ls.daemon.start_watching, session)  # walks the directories
+        return await asyncio.to_thread(_status, session)
 
     @server.feature("rag/status")
+    @server.thread()
     @adapt_errors
     def status(ls: RaglsServer, raw: Any) -> dict[str, Any]:
         return _status(_session(ls, Params(raw)))
@@ -263,6 +268,7 @@ def create_server() -> RaglsServer:
         return {"session": session.id, "id": session.service.add_document(content, metadata)}
 
     @server.feature("rag/listDocuments")
+    @server.thread()
     @adapt_errors
     def list_documents(ls: RaglsServer, raw: Any) -> dict[str, Any]:
         session = _session(ls, Params(raw))
@@ -270,6 +276,7 @@ def create_server() -> RaglsServer:
         return {"session": session.id, "documents": documents}
 
     @server.feature("rag/getDocument")
+    @server.thread()
     @adapt_errors
     def get_document(ls: RaglsServer, raw: Any) -> dict[str, Any]:
         params = Params(raw)
@@ -280,6 +287,7 @@ def create_server() -> RaglsServer:
         return {"session": session.id, "document": found}
 
     @server.feature("rag/removeDocument")
+    @server.thread()
     @adapt_errors
     def remove_document(ls: RaglsServer, raw: Any) -> dict[str, Any]:
         params = Params(raw)
@@ -296,11 +304,13 @@ def create_server() -> RaglsServer:
         return _status(session)
 
     @server.feature("rag/sessions")
+    @server.thread()
     @adapt_errors
     def sessions(ls: RaglsServer, raw: Any) -> dict[str, Any]:
         return {"sessions": [_status(session) for session in ls.daemon.sessions()]}
 
     @server.feature("rag/createSession")
+    @server.thread()
     @adapt_errors
     def create_session(ls: RaglsServer, raw: Any) -> dict[str, Any]:
         params = Params(raw)
@@ -333,7 +343,7 @@ def _prepare_index(
     elif session.folder:
         raise JsonRpcInvalidParams("path cannot be given for a workspace-folder session")
     force = params.boolean("force")
-    if params.boolean("ifIdle") and session.service.get_status().indexing:
+    if params.boolean("ifIdle") and session.service.is_indexing():
         raise server_error("an index run is in progress for this session", INDEX_IN_PROGRESS)
     token = params.token("workDoneToken")
     job = IndexJob(path=path, force=force)
@@ -354,7 +364,7 @@ async def open_folder(ls: RaglsServer, uri: str) -> None:
     if session.root is None or not session.root.is_dir():
         ls.show(f"workspace folder {uri} is not a directory", types.MessageType.Warning)
         return
-    ls.daemon.start_watching(session)
+    await asyncio.to_thread(ls.daemon.start_watching, session)  # walks the directories
     await register_watched_files_fallback(ls, session)
     if not ls.daemon.options.index_on_startup:
         return

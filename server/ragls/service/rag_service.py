@@ -247,6 +247,10 @@ class RagService:
             self._last_report = None
             self._status = IndexStatus()
 
+    def is_indexing(self) -> bool:
+        """Whether an index run (or clear) is under way; takes no lock."""
+        return self._index_lock.locked()
+
     def get_status(self) -> IndexStatus:
         """The status of the last committed run, with live document counts."""
         stats = self._bm25.stats()
@@ -255,7 +259,7 @@ class RagService:
             added = len(self._added)
         return dataclasses.replace(
             status,
-            indexing=self._index_lock.locked(),
+            indexing=self.is_indexing(),
             added_document_count=added,
             bm25_documents=stats.documents,
             bm25_evicted=stats.evicted,
