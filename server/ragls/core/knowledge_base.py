@@ -114,14 +114,16 @@ class InMemoryKnowledgeBase(KnowledgeBase):
     def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
         """Atomic: the lock is held from the first removal to the last addition."""
         removals = builtins.list(remove_ids)
-        prepared = [(document, _weights(document.content)) for document in add]
+        # Raw counts are stored (small ints are shared objects, floats are not); tf = 1 + ln(count)
+        # is applied to the arrays when scoring.
+        prepared = [(document, plain_term_counts(document.content)) for document in add]
         with self._lock:
             for document_id in removals:
                 self._unindex(document_id)
-            for document, weights in prepared:
+            for document, counts in prepared:
                 self._unindex(document.id)
                 self._documents[document.id] = document
-                self._index.add(document.id, weights, 0.0)
+                self._index.add(document.id, counts, 0.0)
                 self._norms = None
 
     def search(self, query: str, top_k: int) -> builtins.list[SearchResult]:
@@ -141,11 +143,11 @@ class InMemoryKnowledgeBase(KnowledgeBase):
                 arrays = index.arrays(term)
                 if arrays is None:
                     continue
-                slots, tf_weights = arrays
+                slots, counts = arrays
                 idf = tfidf_idf(document_count, len(slots))
                 query_weight = tfidf_tf(count) * idf
                 query_norm_squared += query_weight * query_weight
-                dots[slots] += query_weight * tf_weights * idf
+                dots[slots] += query_weight * (1.0 + np.log(counts)) * idf  # tfidf_tf, vectorised
             if query_norm_squared == 0.0:
                 return []
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -178,16 +180,11 @@ class InMemoryKnowledgeBase(KnowledgeBase):
             frequencies = np.fromiter((len(a[0]) for a in present), np.int64, len(present))
             idf = np.log((1.0 + len(index)) / (1.0 + frequencies)) + 1.0  # tfidf_idf, vectorised
             slots = np.concatenate([a[0] for a in present])
-            weights = np.concatenate([a[1] for a in present]) * np.repeat(idf, frequencies)
+            tf_weights = 1.0 + np.log(np.concatenate([a[1] for a in present]))
+            weights = tf_weights * np.repeat(idf, frequencies)
             squares = np.bincount(slots, weights=weights * weights, minlength=index.slot_count)
             self._norms = np.sqrt(squares)
         return self._norms
-
-
-def _weights(text: str) -> dict[str, float]:
-    """tf = 1 + ln(count) for each steps 1-2 term of ``text``."""
-    log = math.log
-    return {term: 1.0 + log(count) for term, count in plain_term_counts(text).items()}
 
 
 def _count(terms: Iterable[str]) -> dict[str, int]:
