@@ -354,3 +354,17 @@ def test_a_broken_worker_pool_falls_back_to_the_calling_thread(
     report = run(FileIndexer(workers=2), root, stores)
     assert (report.file_count, report.files_chunked) == (300, 300)
     assert len(stores.files()) == 300
+
+
+def test_files_skipped_anyway_do_not_count_towards_the_source_caps(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {"a.txt": "small text", "huge.bin.zip": b"\x00" * 5000, "big.txt": "x" * 5000},
+    )
+    indexer = FileIndexer(Limits(max_total_bytes=1000, max_file_bytes=2000, max_files=1))
+    report = run(indexer, root, Stores())
+    assert report.file_count == 1
+    assert {s.path: s.reason for s in report.skipped} == {
+        "huge.bin.zip": SkipReason.BINARY,
+        "big.txt": SkipReason.TOO_LARGE,
+    }

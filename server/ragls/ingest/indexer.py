@@ -233,6 +233,15 @@ class FileIndexer:
         return ordered, skipped, gone
 
     def _check_source_caps(self, candidates: list[Candidate], kept: dict[str, FileRecord]) -> None:
+        """The per-source caps count what will be read: files refused by name (binary
+        extensions) or by size are skipped anyway and do not count."""
+        candidates = [
+            c
+            for c in candidates
+            if c.size <= self.limits.max_file_bytes
+            and self.ingestion.refuse_by_name(c.path) is None
+        ]
+        kept = {path: record for path, record in kept.items() if record.skip is None}
         files = len(candidates) + len(kept)
         if files > self.limits.max_files:
             raise IndexRejectedError(
