@@ -95,7 +95,7 @@ def test_bad_paths_are_clear_errors(tmp_path: Path) -> None:
 
 
 def test_a_rejected_run_keeps_the_index_and_reports_the_error(tmp_path: Path) -> None:
-    rag = RagService(limits=Limits(max_files=4))  # three text files and the PNG
+    rag = RagService(limits=Limits(max_files=3))  # the three text files (the PNG is not read)
     root = project(tmp_path)
     rag.index_directory(root)
     (root / "src/more.py").write_text("x = 1\n")
