@@ -1,38 +1,78 @@
-"""The inverted index: slots reuse, cached arrays, and searches that touch only their terms."""
+"""The segmented inverted index: delta and base segments, dead slots, merges, and searches that
+touch only their terms' postings."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from ragls.core import postings
 from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
 from ragls.core.postings import InvertedIndex, top_slots
 
 
-def test_slots_are_reused_and_arrays_follow_changes() -> None:
+def _pairs(index: InvertedIndex, term: str) -> list[tuple[str, float]]:
+    return sorted(
+        (index.id_at(int(slot)), float(value))
+        for slots, values in index.parts(term)
+        for slot, value in zip(slots, values, strict=True)
+        if int(slot) not in set(index.dead_slots().tolist())
+    )
+
+
+def test_single_adds_go_to_the_delta_and_removals_drop_their_postings() -> None:
     index = InvertedIndex()
     index.add("a", {"x": 1.0, "y": 2.0}, 3.0)
     index.add("b", {"x": 5.0}, 1.0)
-    slots, values = index.arrays("x")  # type: ignore[misc]
-    assert sorted(zip(slots.tolist(), values.tolist(), strict=True)) == [(0, 1.0), (1, 5.0)]
-    assert index.remove("a") is True
-    assert index.arrays("y") is None
+    assert _pairs(index, "x") == [("a", 1.0), ("b", 5.0)]
+    assert index.document_frequency("x") == 2
+    assert index.remove("a", lambda: ["x", "y"]) is True
+    assert index.parts("y") == []
+    assert index.document_frequency("x") == 1
     assert index.total_length == 1.0
-    index.add("c", {"x": 7.0}, 2.0)
-    assert index.slot_of("c") == 0  # the freed slot
-    slots, values = index.arrays("x")  # type: ignore[misc]
-    assert sorted(values.tolist()) == [5.0, 7.0]
-    assert index.slot_count == 2
+    assert index.remove("a", lambda: []) is False
+    assert index.delta_postings == 1
 
 
-def test_lengths_grow_past_the_initial_capacity() -> None:
+def test_a_large_batch_becomes_the_base_and_removals_there_mark_slots_dead() -> None:
     index = InvertedIndex()
-    for i in range(100):
-        index.add(f"d{i}", {"t": 1.0}, float(i))
-    assert index.lengths[99] == 99.0
-    assert len(index) == 100
+    items = [(f"d{i}", {"common": 1.0, f"t{i}": 2.0}, 2.0) for i in range(30_000)]
+    index.add_many(items)
+    assert index.base_postings == 60_000 and index.delta_postings == 0
+    [(slots, values)] = index.parts("common")
+    assert np.all(slots[1:] > slots[:-1])  # ascending: searches binary-search them
+    assert index.remove("d7", lambda: ["common", "t7"])
+    assert index.document_frequency("common") == 29_999
+    assert index.document_frequency("t7") == 0
+    assert index.dead_slots().tolist() == [7]
+    assert index.slot_of("d7") is None
+    assert len(index) == 29_999
+
+
+def test_a_merge_drops_dead_postings_and_renumbers_slots(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(postings, "MERGE_FLOOR_SLOTS", 4)
+    monkeypatch.setattr(postings, "BULK_POSTINGS", 10)
+    index = InvertedIndex()
+    index.add_many([(f"d{i}", {"w": float(i + 1), f"only{i}": 1.0}, 1.0) for i in range(12)])
+    layout = index.layout
+    for i in range(0, 12, 2):
+        index.remove(f"d{i}", lambda i=i: ["w", f"only{i}"])
+    assert index.layout > layout  # the dead passed a quarter of the live: merged
+    assert index.slot_count < 12  # slots renumbered: the merged-away ones are gone
+    assert len(index) == 6
+    assert _pairs(index, "w") == sorted((f"d{i}", float(i + 1)) for i in range(1, 12, 2))
+    assert index.value_bounds("w")[0] == 12.0
+
+
+def test_slots_of_replaced_documents_are_not_reused_before_a_merge() -> None:
+    index = InvertedIndex()
+    index.add("a", {"x": 1.0}, 1.0)
+    index.remove("a", lambda: ["x"])
+    index.add("a", {"x": 3.0}, 1.0)
+    assert index.slot_of("a") == 1
+    assert _pairs(index, "x") == [("a", 3.0)]
 
 
 def test_top_slots_keep_ties_at_the_boundary() -> None:
@@ -45,9 +85,9 @@ def test_top_slots_keep_ties_at_the_boundary() -> None:
 class CountingIndex(InvertedIndex):
     requested: list[str]
 
-    def arrays(self, term: str):  # type: ignore[no-untyped-def]
+    def parts(self, term: str):  # type: ignore[no-untyped-def]
         self.requested.append(term)
-        return super().arrays(term)
+        return super().parts(term)
 
 
 @pytest.fixture
@@ -65,15 +105,11 @@ def test_a_bm25_search_reads_only_the_postings_of_its_terms(many_documents: list
     assert sorted(counting.requested) == ["alpha", "word7"]
 
 
-def test_a_tfidf_search_reads_only_its_terms_once_norms_are_known(
-    many_documents: list[Document],
-) -> None:
+def test_a_tfidf_search_reads_only_its_terms_postings(many_documents: list[Document]) -> None:
     kb = InMemoryKnowledgeBase()
     counting = CountingIndex()
     counting.requested = []
     kb._index = counting
     kb.replace_documents((), many_documents)
-    kb.search("warm", 5)  # computes the norms once: one pass over every term
-    counting.requested.clear()
     kb.search("alpha word7", 5)
     assert sorted(counting.requested) == ["alpha", "word7"]

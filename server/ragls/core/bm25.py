@@ -2,7 +2,10 @@
 
 * Scoring is :func:`bm25_idf` and :func:`bm25_term_score`, small pure functions over the frozen
   :class:`BM25Parameters` (K1 = 1.2, B = 0.75); the search applies the same formula vectorised
-  over each query term's postings (:mod:`ragls.core.postings`), touching only those postings.
+  over each query term's postings (:mod:`ragls.core.postings`), touching only those postings,
+  and prunes the long postings of common terms where they cannot change the top k
+  (:mod:`ragls.core.pruning`; a term's bound is its idf times the tf part at the term's largest
+  count and shortest document). The per-document length norm is one array per corpus version.
 * Capacity: at most ``max_documents`` (10,000 by default); adding past it evicts the least recently
   accessed documents. Expiry: a document is dropped once ``ttl_seconds`` (one hour) have passed
   since its last access, i.e. when ``now - last_access >= ttl``. Being added, replaced or returned
@@ -12,6 +15,9 @@
 * One mutex guards the index. ``replace_documents`` analyzes the incoming documents before taking
   it and then removes and adds under it, so a reader sees the whole old set or the whole new one.
   Searches take it too, because returning a document is an access that reorders the LRU.
+* A batch larger than the capacity indexes only the documents that would survive it: the ones
+  the cap would evict at once are counted as evicted without being indexed (same result, and a
+  cold index of a big repository does not index and then drop most of it).
 """
 
 from __future__ import annotations
@@ -23,11 +29,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import numpy as np
-
 from ragls.core.analyzer import SynonymTable, analyze, term_counts
 from ragls.core.documents import Document, SearchResult
-from ragls.core.postings import InvertedIndex, top_slots
+from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
+from ragls.core.pruning import PruningStats, QueryTerm, top_documents
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
 
@@ -59,8 +64,8 @@ def bm25_idf(document_count: int, document_frequency: int) -> float:
 
 
 def bm25_term_score(
-    term_frequency: int,
-    document_length: int,
+    term_frequency: float,
+    document_length: float,
     average_length: float,
     idf: float,
     parameters: BM25Parameters,
@@ -82,6 +87,10 @@ class _Entry:
 def _count_terms(document: Document) -> tuple[dict[str, int], int]:
     _, stemmed, length = term_counts(document.content)
     return stemmed, length
+
+
+def _indexed_terms(document: Document) -> list[str]:
+    return list(_count_terms(document)[0])
 
 
 class BM25Stream:
@@ -114,6 +123,8 @@ class BM25Stream:
         self._index = InvertedIndex()
         self._evicted = 0
         self._expired = 0
+        self._length_norms: tuple[int, FloatArray] | None = None
+        self.last_search = PruningStats()
 
     @property
     def name(self) -> str:
@@ -150,20 +161,32 @@ class BM25Stream:
     def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
         """Remove ``remove_ids`` and add ``add`` as one atomic step under the write lock."""
         removals = list(remove_ids)
-        prepared = [(document, *_count_terms(document)) for document in add]
+        latest: dict[str, Document] = {}
+        for document in add:  # a repeated id counts once, at its last position
+            latest.pop(document.id, None)
+            latest[document.id] = document
+        batch = list(latest.values())
+        survivors = batch[-self._max_documents :]
+        prepared = [(document, *_count_terms(document)) for document in survivors]
         with self._lock:
             now = self._clock()
             self._purge_expired(now)
             for document_id in removals:
                 self._unindex(document_id)
-            for document, counts, length in prepared:
+            for document in batch:
                 self._unindex(document.id)
-                self._entries[document.id] = _Entry(document, now)
-                self._index.add(document.id, counts, length)
-            while len(self._entries) > self._max_documents:
-                oldest_id = next(iter(self._entries))
-                self._unindex(oldest_id)
+            # The cap evicts the least recently accessed first: the held documents, then the
+            # batch's earliest, which are therefore never indexed (they count as evicted).
+            self._evicted += len(batch) - len(survivors)
+            room = self._max_documents - len(survivors)
+            while len(self._entries) > room:
+                self._unindex(next(iter(self._entries)))
                 self._evicted += 1
+            for document, _, _ in prepared:
+                self._entries[document.id] = _Entry(document, now)
+            self._index.add_many(
+                [(document.id, counts, float(length)) for document, counts, length in prepared]
+            )
 
     def clear(self) -> None:
         """Drop every document; the drop counters are kept (they describe the stream's life)."""
@@ -193,20 +216,13 @@ class BM25Stream:
             count = len(index)
             if count == 0:
                 return []
-            average_length = index.total_length / count
-            k1, b = self._parameters.k1, self._parameters.b
-            scores = np.zeros(index.slot_count)
-            for term in terms:
-                arrays = index.arrays(term)
-                if arrays is None:
-                    continue
-                slots, frequencies = arrays
-                idf = bm25_idf(count, len(slots))
-                norms = k1 * (1.0 - b + b * index.lengths[slots] / average_length)
-                # bm25_term_score, vectorised over the term's postings
-                scores[slots] += idf * frequencies * (k1 + 1.0) / (frequencies + norms)
+            stats = PruningStats()
+            found = top_documents(
+                self._query_terms(terms), index.slot_count, index.dead_slots(), top_k, stats
+            )
+            self.last_search = stats
             ranked = sorted(
-                ((float(scores[slot]), index.id_at(slot)) for slot in top_slots(scores, top_k)),
+                ((score, index.id_at(slot)) for score, slot in found),
                 key=lambda item: (-item[0], item[1]),
             )[:top_k]
             results = []
@@ -216,6 +232,39 @@ class BM25Stream:
                 self._entries.move_to_end(document_id)
                 results.append(SearchResult(entry.document, score))
             return results
+
+    def _query_terms(self, terms: list[str]) -> list[QueryTerm]:
+        """Each query term with postings, as :func:`bm25_term_score` vectorised (lock held)."""
+        index = self._index
+        count = len(index)
+        average_length = index.total_length / count
+        k1 = self._parameters.k1
+        norms = self._norms(average_length)
+        query_terms = []
+        for term in terms:
+            parts = index.parts(term)
+            if not parts:
+                continue
+            idf = bm25_idf(count, index.document_frequency(term))
+            largest, shortest = index.value_bounds(term)
+            # The tf part grows with the count and shrinks with the length: this bounds it.
+            bound = bm25_term_score(largest, shortest, average_length, idf, self._parameters)
+
+            def weigh(slots: SlotArray, frequencies: ValueArray, idf: float = idf) -> FloatArray:
+                return idf * frequencies * (k1 + 1.0) / (frequencies + norms[slots])
+
+            query_terms.append(QueryTerm(parts, weigh, bound))
+        return query_terms
+
+    def _norms(self, average_length: float) -> FloatArray:
+        """k1 * (1 - b + b * dl / avgdl) of every slot (the length part of
+        :func:`bm25_term_score`), computed once per version of the index."""
+        index = self._index
+        if self._length_norms is None or self._length_norms[0] != index.version:
+            k1, b = self._parameters.k1, self._parameters.b
+            lengths = index.lengths[: index.slot_count]
+            self._length_norms = (index.version, k1 * (1.0 - b + b * lengths / average_length))
+        return self._length_norms[1]
 
     def stats(self) -> BM25Stats:
         with self._lock:
@@ -244,9 +293,10 @@ class BM25Stream:
     # -- internals (lock held) -----------------------------------------------------------------
 
     def _unindex(self, document_id: str) -> bool:
-        if self._entries.pop(document_id, None) is None:
+        entry = self._entries.pop(document_id, None)
+        if entry is None:
             return False
-        self._index.remove(document_id)
+        self._index.remove(document_id, lambda: _indexed_terms(entry.document))
         return True
 
     def _purge_expired(self, now: float) -> None:

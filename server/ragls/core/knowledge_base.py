@@ -7,25 +7,28 @@ the new set; :class:`InMemoryKnowledgeBase` overrides it and holds its lock acro
 TF-IDF as SPEC §4 fixes it: terms are SPEC §2 steps 1-2 (no stemming, no synonyms),
 tf = 1 + ln(count), idf = ln((1 + N) / (1 + df)) + 1, both vectors L2-normalised, score = cosine.
 Query terms that no document contains are left out of the query vector (as a fitted vocabulary
-would), which changes no ranking. Scoring is vectorised over each query term's postings
-(:mod:`ragls.core.postings`). Document norms depend on every idf, so they are recomputed
-lazily, once per change of the corpus, on the next search (one vectorised pass over the terms).
+would), which changes no ranking. The index stores each posting's tf weight; scoring is
+vectorised over each query term's postings (:mod:`ragls.core.postings`) with MaxScore pruning
+(:mod:`ragls.core.pruning`; a term can add at most its query weight over the query norm to a
+cosine, since a document's weight for the term is part of that document's norm). Document norms
+are kept up to date incrementally (:mod:`ragls.core.tfidf_norms`).
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import threading
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable
 
-import numpy as np
-
 from ragls.core.analyzer import plain_term_counts, plain_terms
 from ragls.core.documents import Document, SearchResult
-from ragls.core.postings import FloatArray, InvertedIndex, top_slots
+from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
+from ragls.core.pruning import PruningStats, QueryTerm, top_documents
+from ragls.core.tfidf_norms import CosineNorms
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 
 
@@ -77,6 +80,10 @@ class KnowledgeBase(ABC):
             self.add(document)
 
 
+# A change of at most this many documents updates the norms in place; a larger one rebuilds them.
+INCREMENTAL_MAX_DOCUMENTS = 2_000
+
+
 class InMemoryKnowledgeBase(KnowledgeBase):
     """Documents in memory, searched by TF-IDF cosine over an inverted index."""
 
@@ -84,7 +91,8 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         self._lock = threading.RLock()
         self._documents: dict[str, Document] = {}
         self._index = InvertedIndex()
-        self._norms: FloatArray | None = None
+        self._norms = CosineNorms()
+        self.last_search = PruningStats()
 
     def add(self, document: Document) -> None:
         self.replace_documents((), (document,))
@@ -95,7 +103,10 @@ class InMemoryKnowledgeBase(KnowledgeBase):
 
     def remove(self, document_id: str) -> bool:
         with self._lock:
-            return self._unindex(document_id)
+            if document_id not in self._documents:
+                return False
+            self.replace_documents((document_id,), ())
+            return True
 
     def list(self) -> builtins.list[Document]:
         with self._lock:
@@ -105,7 +116,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         with self._lock:
             self._documents.clear()
             self._index.clear()
-            self._norms = None
+            self._norms.invalidate()
 
     def __len__(self) -> int:
         with self._lock:
@@ -114,17 +125,37 @@ class InMemoryKnowledgeBase(KnowledgeBase):
     def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
         """Atomic: the lock is held from the first removal to the last addition."""
         removals = builtins.list(remove_ids)
-        # Raw counts are stored (small ints are shared objects, floats are not); tf = 1 + ln(count)
-        # is applied to the arrays when scoring.
-        prepared = [(document, plain_term_counts(document.content)) for document in add]
+        latest: dict[str, Document] = {}
+        for document in add:  # a repeated id counts once, at its last position
+            latest.pop(document.id, None)
+            latest[document.id] = document
+        prepared = [(document, _tf_weights(document)) for document in latest.values()]
         with self._lock:
-            for document_id in removals:
-                self._unindex(document_id)
-            for document, counts in prepared:
-                self._unindex(document.id)
+            index, norms = self._index, self._norms
+            gone = [i for i in dict.fromkeys((*removals, *latest)) if i in self._documents]
+            terms_of = {
+                i: builtins.list(plain_term_counts(self._documents[i].content)) for i in gone
+            }
+            before: dict[str, int] = {}
+            incremental = (
+                norms.current(index) and len(prepared) + len(gone) <= INCREMENTAL_MAX_DOCUMENTS
+            )
+            if incremental:
+                for terms in (*terms_of.values(), *(weights for _, weights in prepared)):
+                    for term in terms:
+                        if term not in before:
+                            before[term] = index.document_frequency(term)
+            else:
+                norms.invalidate()
+            for document_id in gone:
+                del self._documents[document_id]
+                index.remove(document_id, functools.partial(terms_of.__getitem__, document_id))
+            for document, _ in prepared:
                 self._documents[document.id] = document
-                self._index.add(document.id, counts, 0.0)
-                self._norms = None
+            index.add_many([(document.id, weights, 0.0) for document, weights in prepared])
+            if incremental:
+                added = [(index.slot_of(d.id), weights) for d, weights in prepared]
+                norms.apply(index, before, added)  # type: ignore[arg-type]
 
     def search(self, query: str, top_k: int) -> builtins.list[SearchResult]:
         check_top_k(top_k, MAX_STREAM_TOP_K)
@@ -133,58 +164,52 @@ class InMemoryKnowledgeBase(KnowledgeBase):
             return []
         with self._lock:
             index = self._index
-            document_count = len(index)
-            if document_count == 0:
+            if len(index) == 0:
                 return []
-            norms = self._document_norms()
-            dots = np.zeros(index.slot_count)
-            query_norm_squared = 0.0
-            for term, count in query_counts.items():
-                arrays = index.arrays(term)
-                if arrays is None:
-                    continue
-                slots, counts = arrays
-                idf = tfidf_idf(document_count, len(slots))
-                query_weight = tfidf_tf(count) * idf
-                query_norm_squared += query_weight * query_weight
-                dots[slots] += query_weight * (1.0 + np.log(counts)) * idf  # tfidf_tf, vectorised
-            if query_norm_squared == 0.0:
+            query_terms = self._query_terms(query_counts)
+            if not query_terms:
                 return []
-            with np.errstate(divide="ignore", invalid="ignore"):
-                scores = np.where(norms > 0.0, dots / (math.sqrt(query_norm_squared) * norms), 0.0)
+            stats = PruningStats()
+            found = top_documents(query_terms, index.slot_count, index.dead_slots(), top_k, stats)
+            self.last_search = stats
             ranked = sorted(
-                ((float(scores[slot]), index.id_at(slot)) for slot in top_slots(scores, top_k)),
+                ((score, index.id_at(slot)) for score, slot in found),
                 key=lambda item: (-item[0], item[1]),
             )[:top_k]
             return [SearchResult(self._documents[doc_id], score) for score, doc_id in ranked]
 
     # -- internals (lock held) -----------------------------------------------------------------
 
-    def _unindex(self, document_id: str) -> bool:
-        if self._documents.pop(document_id, None) is None:
-            return False
-        self._index.remove(document_id)
-        self._norms = None
-        return True
+    def _query_terms(self, query_counts: dict[str, int]) -> builtins.list[QueryTerm]:
+        """The cosine as a sum over query terms: (query weight x idf / query norm) x the
+        document's tf weight / the document's norm."""
+        index = self._index
+        document_count = len(index)
+        weighted = []
+        for term, count in query_counts.items():
+            frequency = index.document_frequency(term)
+            if frequency == 0:
+                continue
+            idf = tfidf_idf(document_count, frequency)
+            weighted.append((term, tfidf_tf(count) * idf, idf))
+        query_norm = math.sqrt(sum(weight * weight for _, weight, _ in weighted))
+        if query_norm == 0.0:
+            return []
+        inverse_norms = self._norms.inverse(index)
+        query_terms = []
+        for term, weight, idf in weighted:
+            scale = weight * idf / query_norm
 
-    def _document_norms(self) -> FloatArray:
-        """Every slot's vector norm under the current idf, recomputed after any change in a few
-        vectorised passes; only the terms that changed rebuild their posting arrays."""
-        if self._norms is None:
-            index = self._index
-            postings = [index.arrays(term) for term in index.terms()]
-            present = [arrays for arrays in postings if arrays is not None]
-            if not present:
-                self._norms = np.zeros(index.slot_count)
-                return self._norms
-            frequencies = np.fromiter((len(a[0]) for a in present), np.int64, len(present))
-            idf = np.log((1.0 + len(index)) / (1.0 + frequencies)) + 1.0  # tfidf_idf, vectorised
-            slots = np.concatenate([a[0] for a in present])
-            tf_weights = 1.0 + np.log(np.concatenate([a[1] for a in present]))
-            weights = tf_weights * np.repeat(idf, frequencies)
-            squares = np.bincount(slots, weights=weights * weights, minlength=index.slot_count)
-            self._norms = np.sqrt(squares)
-        return self._norms
+            def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
+                return scale * tf * inverse_norms[slots]
+
+            query_terms.append(QueryTerm(index.parts(term), weigh, weight / query_norm))
+        return query_terms
+
+
+def _tf_weights(document: Document) -> dict[str, float]:
+    """tf = 1 + ln(count) of each term (SPEC §4), the value the index stores per posting."""
+    return {term: tfidf_tf(count) for term, count in plain_term_counts(document.content).items()}
 
 
 def _count(terms: Iterable[str]) -> dict[str, int]:

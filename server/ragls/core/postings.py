@@ -1,35 +1,70 @@
-"""The inverted index shared by BM25Stream and the TF-IDF knowledge base.
+"""The inverted index shared by BM25Stream and the TF-IDF knowledge base, in compact segments.
 
-Each document gets a small integer *slot*; each term maps slots to a value (a term frequency, a
-tf weight). Writes go to plain dicts, so adding or removing one document costs its own terms
-only. Scoring reads per-term numpy arrays (slots, values) built from those dicts on first use
-after a change of that term and cached, so a query costs a few vectorised operations per query
-term instead of a Python loop over every posting (the reason for numpy in the core: pure Python
-scoring was 50x slower than the peers' on the standard library). Per-slot document lengths live
-in one float array. Callers hold their own lock; this class is not thread-safe on its own.
+Every document gets an integer *slot*; every term an integer id. Postings live in two segments:
+
+* the **base**: one CSR block of numpy arrays ordered by term id, then slot (``int32`` slots and
+  ``float32`` values: 8 bytes a posting, against about 100 for a posting in a Python dict), with
+  per-term maxima of the value and minima of the document length for score bounds;
+* the **delta**: per-term dicts of the postings added since the last merge, so adding or removing
+  one document costs its own terms only.
+
+Removing a base document only marks its slot dead and lowers its terms' live document frequency
+(the caller passes the terms it indexed: the stores re-analyse the content rather than keep a
+forward index of 4 bytes a posting); searches zero dead slots. Slots are not reused until a merge
+rebuilds the base from the live postings and renumbers them (``layout`` changes then). A merge
+runs when the delta or the dead exceed a quarter of the base (and a floor), so its cost is
+amortised over the changes that caused it; :meth:`add_many` with a large batch (a cold index)
+builds its segment straight from arrays. Values are what the caller scores: BM25 stores raw term
+counts, the knowledge base stores tf weights. Callers hold their own lock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from array import array
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
-SlotArray = npt.NDArray[np.int64]
+SlotArray = npt.NDArray[np.int32]
+ValueArray = npt.NDArray[np.float32]
+Part = tuple[SlotArray, ValueArray]
+
+# A merge waits until the delta or the dead hold this many postings/slots and a quarter of the
+# base: small enough that the delta's dicts stay cheap, large enough that edits rarely pay it.
+MERGE_FLOOR_POSTINGS = 200_000
+MERGE_FLOOR_SLOTS = 4_096
+MERGE_FRACTION = 4
+# A batch of this many postings (or more than the base holds) skips the delta and is merged.
+BULK_POSTINGS = 50_000
 
 
 class InvertedIndex:
     def __init__(self) -> None:
         self._slot_by_id: dict[str, int] = {}
         self._id_by_slot: list[str | None] = []
-        self._free: list[int] = []
-        self._terms_by_slot: dict[int, tuple[str, ...]] = {}
-        self._postings: dict[str, dict[int, float]] = {}
-        self._cache: dict[str, tuple[SlotArray, FloatArray]] = {}
         self.lengths: FloatArray = np.zeros(16)
         self.total_length = 0.0
+        self._term_ids: dict[str, int] = {}
+        self._term_names: list[str] = []
+        self._df = np.zeros(16, np.int64)
+        self._base_offsets = np.zeros(1, np.int64)
+        self._base_slots: SlotArray = np.zeros(0, np.int32)
+        self._base_values: ValueArray = np.zeros(0, np.float32)
+        self._base_max: ValueArray = np.zeros(0, np.float32)
+        self._base_min_length: ValueArray = np.zeros(0, np.float32)
+        self._base_slot_count = 0
+        self._dead_base: list[int] = []
+        self._dead_cache: SlotArray | None = None
+        self._delta: dict[int, dict[int, float]] = {}
+        self._delta_cache: dict[int, Part] = {}
+        self._delta_terms: dict[int, tuple[int, ...]] = {}
+        self._delta_postings = 0
+        self.version = 0  # changes with every write
+        self.layout = 0  # changes when slots are renumbered (a merge)
+
+    # -- sizes ---------------------------------------------------------------------------------
 
     def __len__(self) -> int:
         return len(self._slot_by_id)
@@ -39,78 +74,184 @@ class InvertedIndex:
 
     @property
     def slot_count(self) -> int:
-        """One past the highest slot ever used: the size score arrays need."""
+        """One past the highest slot in use: the size score arrays need."""
         return len(self._id_by_slot)
 
     @property
     def term_count(self) -> int:
-        return len(self._postings)
+        """Terms held by at least one live document."""
+        return int(np.count_nonzero(self._df[: len(self._term_names)]))
 
-    def terms(self) -> list[str]:
-        return list(self._postings)
+    @property
+    def posting_count(self) -> int:
+        """Postings stored, dead base postings included (until the next merge)."""
+        return len(self._base_slots) + self._delta_postings
+
+    @property
+    def base_postings(self) -> int:
+        return len(self._base_slots)
+
+    @property
+    def delta_postings(self) -> int:
+        return self._delta_postings
+
+    def nbytes(self) -> int:
+        """Bytes held by the numpy arrays (the Python dicts of ids and terms come on top)."""
+        arrays = (
+            self.lengths,
+            self._df,
+            self._base_offsets,
+            self._base_slots,
+            self._base_values,
+            self._base_max,
+            self._base_min_length,
+        )
+        return sum(a.nbytes for a in arrays)
+
+    # -- writing -------------------------------------------------------------------------------
 
     def add(self, document_id: str, values: Mapping[str, float], length: float) -> int:
-        """Index a document (the caller removed any previous one with that id)."""
-        if self._free:
-            slot = self._free.pop()
-            self._id_by_slot[slot] = document_id
-        else:
-            slot = len(self._id_by_slot)
-            self._id_by_slot.append(document_id)
-            if slot >= len(self.lengths):
-                self.lengths = np.concatenate([self.lengths, np.zeros(len(self.lengths))])
-        self._slot_by_id[document_id] = slot
-        self.lengths[slot] = length
-        self.total_length += length
-        self._terms_by_slot[slot] = tuple(values)
-        postings, cache = self._postings, self._cache
-        for term, value in values.items():
-            term_postings = postings.get(term)
-            if term_postings is None:
-                postings[term] = {slot: value}
+        """Index one document into the delta (the caller removed any previous one)."""
+        slot = self._new_slot(document_id, length)
+        term_ids = self._ids_for(values)
+        self._df[term_ids] += 1
+        delta, cache = self._delta, self._delta_cache
+        for term_id, value in zip(term_ids, values.values(), strict=True):
+            postings = delta.get(term_id)
+            if postings is None:
+                delta[term_id] = {slot: value}
             else:
-                term_postings[slot] = value
-        if cache:  # after a bulk load nothing is cached yet: skip the per-term pops
-            for term in values:
-                cache.pop(term, None)
+                postings[slot] = value
+            cache.pop(term_id, None)
+        self._delta_terms[slot] = tuple(term_ids)
+        self._delta_postings += len(term_ids)
+        self.version += 1
+        self._maybe_merge()
         return slot
 
-    def remove(self, document_id: str) -> bool:
+    def add_many(self, items: Sequence[tuple[str, Mapping[str, float], float]]) -> None:
+        """Index many documents (ids not held); a large batch becomes a segment and is merged."""
+        postings = sum(len(values) for _, values, _ in items)
+        if postings < BULK_POSTINGS and postings <= len(self._base_slots):
+            for document_id, values, length in items:
+                self.add(document_id, values, length)
+            return
+        term_ids = array("i")
+        slots = array("i")
+        values_out = array("f")
+        for document_id, values, length in items:
+            slot = self._new_slot(document_id, length)
+            ids = self._ids_for(values)
+            term_ids.extend(ids)
+            slots.extend([slot] * len(ids))
+            values_out.extend(values.values())
+        batch_terms = np.frombuffer(term_ids, dtype=np.int32)
+        self._df[: len(self._term_names)] += np.bincount(
+            batch_terms, minlength=len(self._term_names)
+        )
+        self.version += 1
+        self._merge(
+            (batch_terms, np.frombuffer(slots, np.int32), np.frombuffer(values_out, np.float32))
+        )
+
+    def remove(self, document_id: str, terms: Callable[[], Iterable[str]]) -> bool:
+        """Remove a document; ``terms()`` gives the keys it was added with (called only for a
+        base document, whose postings are not kept per document)."""
         slot = self._slot_by_id.pop(document_id, None)
         if slot is None:
             return False
-        postings, cache = self._postings, self._cache
-        for term in self._terms_by_slot.pop(slot):
-            term_postings = postings[term]
-            del term_postings[slot]
-            if not term_postings:
-                del postings[term]
-            cache.pop(term, None)
+        delta_terms = self._delta_terms.pop(slot, None)
+        if delta_terms is not None:
+            delta, cache = self._delta, self._delta_cache
+            for term_id in delta_terms:
+                postings = delta[term_id]
+                del postings[slot]
+                if not postings:
+                    del delta[term_id]
+                cache.pop(term_id, None)
+            self._delta_postings -= len(delta_terms)
+            self._df[list(delta_terms)] -= 1
+        else:
+            term_ids = self._term_ids
+            known = [term_ids[term] for term in terms() if term in term_ids]
+            self._df[known] -= 1
+            self._dead_base.append(slot)
+            self._dead_cache = None
         self.total_length -= self.lengths[slot]
         self.lengths[slot] = 0.0
         self._id_by_slot[slot] = None
-        self._free.append(slot)
+        self.version += 1
+        self._maybe_merge()
         return True
 
     def clear(self) -> None:
+        layout = self.layout
         self.__init__()  # type: ignore[misc]
+        self.layout = layout + 1
+
+    # -- reading -------------------------------------------------------------------------------
 
     def document_frequency(self, term: str) -> int:
-        postings = self._postings.get(term)
-        return 0 if postings is None else len(postings)
+        """Live documents holding ``term``."""
+        term_id = self._term_ids.get(term)
+        return 0 if term_id is None else int(self._df[term_id])
 
-    def arrays(self, term: str) -> tuple[SlotArray, FloatArray] | None:
-        """(slots, values) of ``term``'s postings, or None if no document has it."""
-        cached = self._cache.get(term)
-        if cached is None:
-            postings = self._postings.get(term)
-            if not postings:
-                return None
-            slots = np.fromiter(postings.keys(), dtype=np.int64, count=len(postings))
-            values = np.fromiter(postings.values(), dtype=np.float64, count=len(postings))
-            cached = (slots, values)
-            self._cache[term] = cached
-        return cached
+    def parts(self, term: str) -> list[Part]:
+        """``term``'s postings as (slots ascending, values) blocks: base, then delta. Dead base
+        slots are included; :meth:`dead_slots` lists them."""
+        term_id = self._term_ids.get(term)
+        if term_id is None:
+            return []
+        found: list[Part] = []
+        if term_id + 1 < len(self._base_offsets):
+            start, end = self._base_offsets[term_id], self._base_offsets[term_id + 1]
+            if end > start:
+                found.append((self._base_slots[start:end], self._base_values[start:end]))
+        delta = self._delta_part(term_id)
+        if delta is not None:
+            found.append(delta)
+        return found
+
+    def value_bounds(self, term: str) -> tuple[float, float]:
+        """(largest value, smallest document length) over ``term``'s postings: what score
+        bounds need. Dead postings may be counted, which only loosens a bound."""
+        term_id = self._term_ids.get(term)
+        largest, shortest = 0.0, float("inf")
+        if term_id is None:
+            return largest, shortest
+        if term_id < len(self._base_max):
+            largest = float(self._base_max[term_id])
+            shortest = float(self._base_min_length[term_id])
+        delta = self._delta_part(term_id)
+        if delta is not None:
+            largest = max(largest, float(delta[1].max()))
+            shortest = min(shortest, float(self.lengths[delta[0]].min()))
+        return largest, shortest
+
+    def dead_slots(self) -> SlotArray:
+        """Base slots whose documents were removed since the last merge."""
+        if self._dead_cache is None:
+            self._dead_cache = np.array(self._dead_base, dtype=np.int32)
+        return self._dead_cache
+
+    def all_postings(self) -> tuple[SlotArray, ValueArray, npt.NDArray[np.int32]]:
+        """(slots, values, term ids) of every stored posting, for whole-corpus passes."""
+        counts = np.diff(self._base_offsets)
+        base_terms = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
+        slots, values, terms = [self._base_slots], [self._base_values], [base_terms]
+        for term_id in self._delta:
+            delta_slots, delta_values = self._delta_part(term_id)  # type: ignore[misc]
+            slots.append(delta_slots)
+            values.append(delta_values)
+            terms.append(np.full(len(delta_slots), term_id, np.int32))
+        return np.concatenate(slots), np.concatenate(values), np.concatenate(terms)
+
+    def frequencies(self) -> npt.NDArray[np.int64]:
+        """Live document frequency by term id."""
+        return self._df[: len(self._term_names)]
+
+    def term_id(self, term: str) -> int | None:
+        return self._term_ids.get(term)
 
     def id_at(self, slot: int) -> str:
         document_id = self._id_by_slot[slot]
@@ -120,13 +261,112 @@ class InvertedIndex:
     def slot_of(self, document_id: str) -> int | None:
         return self._slot_by_id.get(document_id)
 
+    # -- internals -----------------------------------------------------------------------------
+
+    def _new_slot(self, document_id: str, length: float) -> int:
+        slot = len(self._id_by_slot)
+        self._id_by_slot.append(document_id)
+        if slot >= len(self.lengths):
+            self.lengths = np.concatenate([self.lengths, np.zeros(len(self.lengths))])
+        self._slot_by_id[document_id] = slot
+        self.lengths[slot] = length
+        self.total_length += length
+        return slot
+
+    def _ids_for(self, values: Mapping[str, float]) -> list[int]:
+        term_ids = self._term_ids
+        ids: list[int | None] = list(map(term_ids.get, values))
+        if None in ids:
+            names = self._term_names
+            for position, term in enumerate(values):
+                if ids[position] is None:
+                    ids[position] = term_ids[term] = len(names)
+                    names.append(term)
+            if len(names) > len(self._df):
+                grown = np.zeros(max(len(names), 2 * len(self._df)), np.int64)
+                grown[: len(self._df)] = self._df
+                self._df = grown
+        return ids  # type: ignore[return-value]
+
+    def _delta_part(self, term_id: int) -> Part | None:
+        cached = self._delta_cache.get(term_id)
+        if cached is None:
+            postings = self._delta.get(term_id)
+            if not postings:
+                return None
+            # New slots only ever grow until a merge, so insertion order is ascending.
+            slots = np.fromiter(postings.keys(), dtype=np.int32, count=len(postings))
+            values = np.fromiter(postings.values(), dtype=np.float32, count=len(postings))
+            cached = (slots, values)
+            self._delta_cache[term_id] = cached
+        return cached
+
+    def _maybe_merge(self) -> None:
+        base = len(self._base_slots)
+        unused = len(self._id_by_slot) - len(self._slot_by_id)
+        if self._delta_postings >= max(
+            MERGE_FLOOR_POSTINGS, base // MERGE_FRACTION
+        ) or unused >= max(MERGE_FLOOR_SLOTS, len(self._slot_by_id) // MERGE_FRACTION):
+            self._merge(None)
+
+    def _merge(self, batch: tuple[npt.NDArray[np.int32], SlotArray, ValueArray] | None) -> None:
+        """Rebuild the base from its live postings, the delta's and ``batch``'s (term ids,
+        slots, values), renumbering live slots in their order."""
+        slots, values, terms = self.all_postings()
+        if batch is not None:
+            terms = np.concatenate([terms, batch[0]])
+            slots = np.concatenate([slots, batch[1]])
+            values = np.concatenate([values, batch[2]])
+        old_count = len(self._id_by_slot)
+        live = np.fromiter(
+            (document_id is not None for document_id in self._id_by_slot), bool, old_count
+        )
+        renumber = np.full(old_count, -1, np.int32)
+        kept = np.flatnonzero(live)
+        renumber[kept] = np.arange(len(kept), dtype=np.int32)
+        keep = live[slots]
+        terms, slots, values = terms[keep], renumber[slots[keep]], values[keep]
+        # Postings arrive ordered by slot within each term (base, then delta, then the batch,
+        # all ascending), so a stable sort on the term alone yields (term, slot) order.
+        order = np.argsort(terms, kind="stable")
+        terms, slots, values = terms[order], slots[order], values[order]
+        term_total = len(self._term_names)
+        counts = np.bincount(terms, minlength=term_total)
+        offsets = np.zeros(term_total + 1, np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        self._id_by_slot = [self._id_by_slot[slot] for slot in kept.tolist()]
+        self._slot_by_id = {document_id: slot for slot, document_id in enumerate(self._id_by_slot)}  # type: ignore[misc]
+        lengths = np.zeros(max(16, len(kept)))
+        lengths[: len(kept)] = self.lengths[kept]
+        self.lengths = lengths
+        self._base_offsets, self._base_slots, self._base_values = offsets, slots, values
+        starts = offsets[:-1][counts > 0]
+        present = counts > 0
+        self._base_max = np.zeros(term_total, np.float32)
+        self._base_min_length = np.full(term_total, np.inf, np.float32)
+        if len(slots):
+            self._base_max[present] = np.maximum.reduceat(values, starts)
+            self._base_min_length[present] = np.minimum.reduceat(
+                lengths[slots].astype(np.float32), starts
+            )
+        self._base_slot_count = len(kept)
+        self._dead_base, self._dead_cache = [], None
+        self._delta, self._delta_cache, self._delta_terms = {}, {}, {}
+        self._delta_postings = 0
+        self.version += 1
+        self.layout += 1
+
 
 def top_slots(scores: FloatArray, top_k: int) -> list[int]:
     """Slots with the ``top_k`` highest positive scores, plus any tied with the last of them
     (the caller breaks ties by id, so none may be cut arbitrarily here)."""
-    candidates = np.flatnonzero(scores > 0.0)
+    candidates = np.flatnonzero(scores > 0.0).astype(np.int32)
+    return [int(slot) for slot in best_of(candidates, scores[candidates], top_k)]
+
+
+def best_of(candidates: SlotArray, values: FloatArray, top_k: int) -> SlotArray:
+    """The ``candidates`` with the ``top_k`` highest ``values`` (ties at the boundary kept)."""
     if len(candidates) > top_k:
-        values = scores[candidates]
         kth = np.partition(values, len(values) - top_k)[len(values) - top_k]
         candidates = candidates[values >= kth]
-    return [int(slot) for slot in candidates]
+    return candidates

@@ -1,0 +1,115 @@
+"""Exact top-k over term postings with MaxScore pruning, shared by BM25 and TF-IDF.
+
+A document's score is a sum of per-term contributions, each at most that term's ``bound``. The
+terms are scored rarest first (rare terms carry the high bounds and the short postings). Before
+a term whose postings are long, the k-th best partial score so far is a threshold ``theta``: if
+the bounds of all the terms still to score sum to less than ``theta``, a document none of the
+scored terms matched cannot reach the top k, nor tie with it, so the remaining terms are scored
+only for the candidates that still could (a binary search of each candidate in the term's
+ascending slots) instead of over their whole postings. The result is exactly the unpruned top k:
+the candidates' scores are summed in the same term order either way, and the bounds carry a
+safety margin against rounding. This is what keeps a query's cost off the common terms'
+postings (``self``, ``return``), which grow with the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragls.core.postings import FloatArray, Part, SlotArray, ValueArray, best_of
+
+# Bounds are inflated by this factor, so float rounding can never make a pruned document win.
+BOUND_MARGIN = 1.0 + 1e-6
+# A threshold check costs a pass over the score array; it is only worth it before a term whose
+# postings are at least this long (or a sixteenth of the slots).
+CHECK_MIN_POSTINGS = 20_000
+
+
+@dataclass(slots=True)
+class QueryTerm:
+    """One query term: its postings, how a posting turns into a contribution, and the largest
+    contribution any posting can make."""
+
+    parts: list[Part]
+    weigh: Callable[[SlotArray, ValueArray], FloatArray]
+    bound: float
+
+    @property
+    def size(self) -> int:
+        return sum(len(slots) for slots, _ in self.parts)
+
+
+@dataclass(slots=True)
+class PruningStats:
+    """Postings a search read in full, and candidates looked up by binary search instead."""
+
+    postings_scored: int = 0
+    candidates_probed: int = 0
+    pruned: bool = False
+
+
+def top_documents(
+    terms: list[QueryTerm],
+    slot_count: int,
+    dead: SlotArray,
+    top_k: int,
+    stats: PruningStats | None = None,
+) -> list[tuple[float, int]]:
+    """(score, slot) of the ``top_k`` best live slots, plus any tied with the last of them."""
+    stats = stats if stats is not None else PruningStats()
+    ordered = sorted(terms, key=lambda term: term.size)
+    suffix = [0.0] * (len(ordered) + 1)
+    for position in range(len(ordered) - 1, -1, -1):
+        suffix[position] = suffix[position + 1] + ordered[position].bound * BOUND_MARGIN
+    scores = np.zeros(slot_count)
+    check_from = max(CHECK_MIN_POSTINGS, slot_count // 16)
+    for position, term in enumerate(ordered):
+        if position > 0 and term.size >= check_from:
+            candidates = _live_nonzero(scores, dead)
+            if len(candidates) >= top_k:
+                partial = scores[candidates]
+                theta = np.partition(partial, len(partial) - top_k)[len(partial) - top_k]
+                rest = suffix[position]
+                if rest < theta:
+                    keep = candidates[partial + rest >= theta]
+                    for remaining in ordered[position:]:
+                        _score_candidates(scores, keep, remaining, stats)
+                    stats.pruned = True
+                    return _ranked(keep, scores, top_k)
+        for slots, values in term.parts:
+            scores[slots] += term.weigh(slots, values)
+            stats.postings_scored += len(slots)
+    return _ranked(_live_nonzero(scores, dead), scores, top_k)
+
+
+def _live_nonzero(scores: FloatArray, dead: SlotArray) -> SlotArray:
+    if len(dead):
+        scores[dead] = 0.0
+    return np.flatnonzero(scores > 0.0).astype(np.int32)
+
+
+def _score_candidates(
+    scores: FloatArray, keep: SlotArray, term: QueryTerm, stats: PruningStats
+) -> None:
+    """Add ``term``'s contributions to the ``keep`` slots (ascending) only."""
+    for slots, values in term.parts:
+        if not len(slots) or not len(keep):
+            continue
+        if len(keep) * 8 >= len(slots):  # the search would cost more than the scan
+            scores[slots] += term.weigh(slots, values)
+            stats.postings_scored += len(slots)
+            continue
+        positions = np.searchsorted(slots, keep)
+        positions[positions == len(slots)] = 0
+        hit = slots[positions] == keep
+        matched = keep[hit]
+        scores[matched] += term.weigh(matched, values[positions[hit]])
+        stats.candidates_probed += len(keep)
+
+
+def _ranked(candidates: SlotArray, scores: FloatArray, top_k: int) -> list[tuple[float, int]]:
+    best = best_of(candidates, scores[candidates], top_k)
+    return [(float(scores[slot]), int(slot)) for slot in best.tolist()]

@@ -1,0 +1,145 @@
+"""MaxScore pruning gives exactly the unpruned top k, and skips the common terms' postings."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from ragls.core import pruning
+from ragls.core.analyzer import analyze, plain_terms
+from ragls.core.bm25 import BM25Parameters, BM25Stream, bm25_idf, bm25_term_score
+from ragls.core.documents import Document
+from ragls.core.knowledge_base import InMemoryKnowledgeBase, tfidf_idf, tfidf_tf
+
+VOCABULARY = [f"word{i}" for i in range(400)]
+WEIGHTS = [1.0 / (rank + 1) for rank in range(len(VOCABULARY))]
+
+
+def _corpus(count: int, seed: int) -> list[Document]:
+    rng = random.Random(seed)
+    return [
+        Document(f"d{i:05d}", " ".join(rng.choices(VOCABULARY, WEIGHTS, k=rng.randint(3, 40))))
+        for i in range(count)
+    ]
+
+
+def _queries(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choices(VOCABULARY, WEIGHTS, k=rng.randint(1, 8))) for _ in range(60)]
+
+
+def reference_bm25(documents: list[Document], query: str, top_k: int) -> list[tuple[str, float]]:
+    counts = {d.id: Counter(analyze(d.content)) for d in documents}
+    lengths = {d_id: sum(c.values()) for d_id, c in counts.items()}
+    average = sum(lengths.values()) / len(lengths)
+    scores: dict[str, float] = {}
+    for term in analyze(query, query=True):
+        frequency = sum(1 for c in counts.values() if term in c)
+        if not frequency:
+            continue
+        idf = bm25_idf(len(documents), frequency)
+        for d_id, c in counts.items():
+            if term in c:
+                scores[d_id] = scores.get(d_id, 0.0) + bm25_term_score(
+                    c[term], lengths[d_id], average, idf, BM25Parameters()
+                )
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:top_k]
+
+
+def reference_cosine(documents: list[Document], query: str, top_k: int) -> list[tuple[str, float]]:
+    counts = {d.id: Counter(plain_terms(d.content)) for d in documents}
+    frequency = Counter(term for c in counts.values() for term in c)
+    n = len(documents)
+
+    def vector(c: Counter[str]) -> dict[str, float]:
+        return {t: tfidf_tf(k) * tfidf_idf(n, frequency[t]) for t, k in c.items() if frequency[t]}
+
+    q = vector(Counter(plain_terms(query)))
+    q_norm = math.sqrt(sum(v * v for v in q.values()))
+    scores = {}
+    for d_id, c in counts.items():
+        v = vector(c)
+        dot = sum(q[t] * v[t] for t in q if t in v)
+        if dot > 0:
+            scores[d_id] = dot / (q_norm * math.sqrt(sum(x * x for x in v.values())))
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:top_k]
+
+
+def _same(found: list[tuple[str, float]], expected: list[tuple[str, float]]) -> None:
+    assert [i for i, _ in found] == [i for i, _ in expected]
+    assert [s for _, s in found] == pytest.approx([s for _, s in expected], rel=1e-5)
+
+
+@pytest.fixture
+def prune_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pruning, "CHECK_MIN_POSTINGS", 1)
+
+
+@pytest.mark.usefixtures("prune_early")
+def test_pruned_bm25_equals_the_formula_over_every_document() -> None:
+    documents = _corpus(1_500, seed=1)
+    stream = BM25Stream(max_documents=10_000)
+    stream.replace_documents((), documents)
+    pruned = 0
+    for query in _queries(seed=2):
+        found = [(r.id, r.score) for r in stream.search(query, 10)]
+        _same(found, reference_bm25(documents, query, 10))
+        pruned += stream.last_search.pruned
+    assert pruned > 10  # the comparison above covered pruned searches
+
+
+@pytest.mark.usefixtures("prune_early")
+def test_pruned_cosine_equals_the_formula_over_every_document() -> None:
+    documents = _corpus(1_500, seed=3)
+    kb = InMemoryKnowledgeBase()
+    kb.replace_documents((), documents)
+    pruned = 0
+    for query in _queries(seed=4):
+        found = [(r.id, r.score) for r in kb.search(query, 10)]
+        _same(found, reference_cosine(documents, query, 10))
+        pruned += kb.last_search.pruned
+    assert pruned > 10
+
+
+@pytest.mark.usefixtures("prune_early")
+def test_incremental_edits_score_like_a_fresh_build() -> None:
+    """Saves, deletions and additions, one small commit at a time, against both formulas."""
+    rng = random.Random(5)
+    documents = {d.id: d for d in _corpus(800, seed=6)}
+    kb, stream = InMemoryKnowledgeBase(), BM25Stream(max_documents=10_000)
+    kb.replace_documents((), list(documents.values()))
+    stream.replace_documents((), list(documents.values()))
+    extra = iter(_corpus(300, seed=7))
+    for step in range(60):
+        removed = rng.sample(sorted(documents), rng.randint(0, 3))
+        added = [Document(d.id + f"-new{step}", d.content) for d in [next(extra)]]
+        edited = [
+            Document(i, documents[i].content + " word3 word9")
+            for i in rng.sample(sorted(set(documents) - set(removed)), 2)
+        ]
+        for document_id in removed:
+            del documents[document_id]
+        for document in (*added, *edited):
+            documents[document.id] = document
+        kb.replace_documents(removed, [*added, *edited])
+        stream.replace_documents(removed, [*added, *edited])
+    final = list(documents.values())
+    for query in _queries(seed=8)[:25]:
+        _same([(r.id, r.score) for r in kb.search(query, 10)], reference_cosine(final, query, 10))
+        _same([(r.id, r.score) for r in stream.search(query, 10)], reference_bm25(final, query, 10))
+
+
+def test_a_rare_term_beside_a_ubiquitous_one_skips_most_of_the_common_postings() -> None:
+    documents = [Document(f"d{i}", f"common filler{i % 50} unique{i}") for i in range(60_000)]
+    stream = BM25Stream(max_documents=100_000)
+    stream.replace_documents((), documents)
+    kb = InMemoryKnowledgeBase()
+    kb.replace_documents((), documents)
+    for store in (stream, kb):
+        results = store.search("unique123 unique456 common", 2)
+        assert {r.id for r in results} == {"d123", "d456"}
+        assert store.last_search.pruned
+        assert store.last_search.postings_scored < 60_000 // 10
