@@ -41,7 +41,7 @@ def test_a_large_batch_becomes_the_base_and_removals_there_mark_slots_dead() -> 
     items = [(f"d{i}", {"common": 1.0, f"t{i}": 2.0}, 2.0) for i in range(30_000)]
     index.add_many(items)
     assert index.base_postings == 60_000 and index.delta_postings == 0
-    [(slots, values)] = index.parts("common")
+    [(slots, _values)] = index.parts("common")
     assert np.all(slots[1:] > slots[:-1])  # ascending: searches binary-search them
     assert index.remove("d7", lambda: ["common", "t7"])
     assert index.document_frequency("common") == 29_999
