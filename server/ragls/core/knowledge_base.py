@@ -24,6 +24,8 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable
 
+import numpy as np
+
 from ragls.core.analyzer import plain_term_counts, plain_terms
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
@@ -90,7 +92,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._documents: dict[str, Document] = {}
-        self._index = InvertedIndex()
+        self._index = InvertedIndex(_tf_array)
         self._norms = CosineNorms()
         self.last_search = PruningStats()
 
@@ -129,7 +131,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         for document in add:  # a repeated id counts once, at its last position
             latest.pop(document.id, None)
             latest[document.id] = document
-        prepared = [(document, _tf_weights(document)) for document in latest.values()]
+        prepared = [(d, plain_term_counts(d.content)) for d in latest.values()]
         with self._lock:
             index, norms = self._index, self._norms
             gone = [i for i in dict.fromkeys((*removals, *latest)) if i in self._documents]
@@ -141,7 +143,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
                 norms.current(index) and len(prepared) + len(gone) <= INCREMENTAL_MAX_DOCUMENTS
             )
             if incremental:
-                for terms in (*terms_of.values(), *(weights for _, weights in prepared)):
+                for terms in (*terms_of.values(), *(counts for _, counts in prepared)):
                     for term in terms:
                         if term not in before:
                             before[term] = index.document_frequency(term)
@@ -152,9 +154,12 @@ class InMemoryKnowledgeBase(KnowledgeBase):
                 index.remove(document_id, functools.partial(terms_of.__getitem__, document_id))
             for document, _ in prepared:
                 self._documents[document.id] = document
-            index.add_many([(document.id, weights, 0.0) for document, weights in prepared])
+            index.add_many([(document.id, counts, 0.0) for document, counts in prepared])
             if incremental:
-                added = [(index.slot_of(d.id), weights) for d, weights in prepared]
+                added = [
+                    (index.slot_of(d.id), list(counts), _tf_weights(counts))
+                    for d, counts in prepared
+                ]
                 norms.apply(index, before, added)  # type: ignore[arg-type]
 
     def search(self, query: str, top_k: int) -> builtins.list[SearchResult]:
@@ -207,9 +212,14 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         return query_terms
 
 
-def _tf_weights(document: Document) -> dict[str, float]:
-    """tf = 1 + ln(count) of each term (SPEC §4), the value the index stores per posting."""
-    return {term: tfidf_tf(count) for term, count in plain_term_counts(document.content).items()}
+def _tf_array(counts: FloatArray) -> FloatArray:
+    """:func:`tfidf_tf` vectorised: the value the index stores per posting."""
+    return 1.0 + np.log(counts)
+
+
+def _tf_weights(counts: dict[str, int]) -> ValueArray:
+    """The stored (float32) tf weights of one document's terms, in the counts' order."""
+    return _tf_array(np.fromiter(counts.values(), np.float64, len(counts))).astype(np.float32)
 
 
 def _count(terms: Iterable[str]) -> dict[str, int]:

@@ -40,8 +40,15 @@ MERGE_FRACTION = 4
 BULK_POSTINGS = 50_000
 
 
+def _identity(values: FloatArray) -> FloatArray:
+    return values
+
+
 class InvertedIndex:
-    def __init__(self) -> None:
+    """``transform`` maps the values callers add (vectorised) to the values stored."""
+
+    def __init__(self, transform: Callable[[FloatArray], FloatArray] = _identity) -> None:
+        self._transform = transform
         self._slot_by_id: dict[str, int] = {}
         self._id_by_slot: list[str | None] = []
         self.lengths: FloatArray = np.zeros(16)
@@ -116,7 +123,8 @@ class InvertedIndex:
         term_ids = self._ids_for(values)
         self._df[term_ids] += 1
         delta, cache = self._delta, self._delta_cache
-        for term_id, value in zip(term_ids, values.values(), strict=True):
+        stored = self._transform(np.fromiter(values.values(), np.float64, len(values)))
+        for term_id, value in zip(term_ids, stored.astype(np.float32).tolist(), strict=True):
             postings = delta.get(term_id)
             if postings is None:
                 delta[term_id] = {slot: value}
@@ -146,13 +154,12 @@ class InvertedIndex:
             slots.extend([slot] * len(ids))
             values_out.extend(values.values())
         batch_terms = np.frombuffer(term_ids, dtype=np.int32)
+        stored = self._transform(np.frombuffer(values_out, np.float32).astype(np.float64))
         self._df[: len(self._term_names)] += np.bincount(
             batch_terms, minlength=len(self._term_names)
         )
         self.version += 1
-        self._merge(
-            (batch_terms, np.frombuffer(slots, np.int32), np.frombuffer(values_out, np.float32))
-        )
+        self._merge((batch_terms, np.frombuffer(slots, np.int32), stored.astype(np.float32)))
 
     def remove(self, document_id: str, terms: Callable[[], Iterable[str]]) -> bool:
         """Remove a document; ``terms()`` gives the keys it was added with (called only for a
@@ -186,7 +193,7 @@ class InvertedIndex:
 
     def clear(self) -> None:
         layout = self.layout
-        self.__init__()  # type: ignore[misc]
+        self.__init__(self._transform)  # type: ignore[misc]
         self.layout = layout + 1
 
     # -- reading -------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ragls.core.postings import FloatArray, InvertedIndex
+from ragls.core.postings import FloatArray, InvertedIndex, ValueArray
 
 # An incremental update touching more than this share of all postings is done as a rebuild.
 REBUILD_SHARE = 0.25
@@ -48,11 +48,11 @@ class CosineNorms:
         self,
         index: InvertedIndex,
         frequencies_before: Mapping[str, int],
-        added: list[tuple[int, Mapping[str, float]]],
+        added: list[tuple[int, list[str], ValueArray]],
     ) -> None:
         """Bring the sums up to date after a change: ``frequencies_before`` holds the document
         frequency, before the change, of every term the change touched; ``added`` the (slot,
-        weights) of the documents it indexed."""
+        terms, stored weights) of the documents it indexed."""
         if self._layout != index.layout:
             self.invalidate()
             return
@@ -67,13 +67,9 @@ class CosineNorms:
             return
         self._grow(index.slot_count)
         s0, s1, s2 = self._sums
-        for slot, weights in added:
-            squares = np.square(
-                np.fromiter(weights.values(), np.float32, len(weights)), dtype=np.float64
-            )
-            logs = np.log1p(
-                np.fromiter((frequencies_before[t] for t in weights), np.float64, len(weights))
-            )
+        for slot, terms, weights in added:
+            squares = np.square(weights, dtype=np.float64)
+            logs = np.log1p(np.fromiter((frequencies_before[t] for t in terms), np.float64))
             s0[slot] = squares.sum()
             s1[slot] = (squares * logs).sum()
             s2[slot] = (squares * logs * logs).sum()

@@ -48,6 +48,8 @@ class Detected:
 
 _SHEBANG = re.compile(rb"^#![ \t]*(\S+)(?:[ \t]+(\S+))?")
 _SNIFF_BYTES = 8192
+# Control characters other than tab, newline, form feed and carriage return: many mean binary.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
 
 
 def _extension(name: str) -> str:
@@ -125,7 +127,7 @@ def decode_text(data: bytes) -> str | None:
         except UnicodeDecodeError:
             text = data.decode("latin-1")
     sample = text[:_SNIFF_BYTES]
-    controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\n\r\f")
+    controls = len(_CONTROL.findall(sample))
     if sample and controls / len(sample) > 0.1:
         return None
     return text
