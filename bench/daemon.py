@@ -4,7 +4,8 @@ A real ``ragls serve`` process on a temporary workspace made of a slice of the s
 plus a ``node_modules`` of 2,000 package directories. Measured: the time from starting the
 process to the answer of its first request; the number of inotify watches (none may fall under
 node_modules); and, over many saves, the delay from writing a file on disk to its new content
-being found by ``rag/search`` (polled every 5 ms), as median and p95.
+being found by ``rag/search`` (polled every 5 ms), as median and p95. Start-up is the median of
+nine starts (each answers ``initialize`` and shuts down).
 """
 
 from __future__ import annotations
@@ -95,18 +96,31 @@ def make_workspace(root: Path) -> None:
         (package / "index.js").write_text(f"module.exports = {index};\n")
 
 
-def bench_daemon(saves: int = 40) -> dict[str, float]:
+def start_to_first_answer(root: Path) -> float:
+    """Seconds from starting ``ragls serve`` to the answer of its ``initialize``."""
+    started = time.perf_counter()
+    client = Client()
+    client.request(
+        "initialize",
+        {"capabilities": {}, "workspaceFolders": [{"uri": root.as_uri(), "name": "bench"}]},
+    )
+    elapsed = time.perf_counter() - started
+    client.close()
+    return elapsed
+
+
+def bench_daemon(saves: int = 40, starts: int = 9) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "workspace"
         root.mkdir()
         make_workspace(root)
+        first_answers = [start_to_first_answer(root) for _ in range(starts)]
         started = time.perf_counter()
         client = Client()
         client.request(
             "initialize",
             {"capabilities": {}, "workspaceFolders": [{"uri": root.as_uri(), "name": "bench"}]},
         )
-        first_answer = time.perf_counter() - started
         client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         client.wait_notification("rag/indexUpdated")
         ready = time.perf_counter() - started
@@ -130,7 +144,8 @@ def bench_daemon(saves: int = 40) -> dict[str, float]:
         "chunks": status["chunkCount"],
         "watches": status["watcher"]["watches"],
         "node_modules_dirs": 4000,
-        "start_to_first_answer_s": first_answer,
+        "start_to_first_answer_s": statistics.median(first_answers),
+        "start_to_first_answer_max_s": max(first_answers),
         "start_to_first_generation_s": ready,
         "save_to_searchable_p50_ms": statistics.median(delays),
         "save_to_searchable_p95_ms": delays[int(0.95 * (len(delays) - 1))],

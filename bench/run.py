@@ -3,10 +3,10 @@
 * core: the retrieval core on a deterministic synthetic corpus: building a BM25Stream and the
   service's stores, and query latency of BM25 alone and of the hybrid search (BM25 + TF-IDF fused
   by RRF); latencies are percentiles over a fixed query set.
-* index: cold and warm (nothing changed) indexing of the running interpreter's standard library
-  (``sysconfig.get_paths()["stdlib"]`` without site-packages), each repeat in a fresh process:
-  files/s, MB/s, chunks/s and peak RSS.
-* peers: ragls beside bm25s, tantivy and rank_bm25 on the same chunks (``bench/peers.py``).
+* scale: the standard library copied 1x, 4x and 16x (``bench/scale.py``): ragls as a user runs
+  it (cold, warm and one-file-change index runs, search and context-prompt latency, memory),
+  ragls beside bm25s, tantivy and rank_bm25 on the same chunks with the ratios, and the read and
+  tokenize floors.
 * daemon: a real ``ragls serve`` (``bench/daemon.py``): start to first answer, inotify watches on a
   workspace with a 2,000-package node_modules, and the delay from a save to searchable.
 Every figure is a median over repeated runs. Results are printed as Markdown tables and written
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import random
 import statistics
-import subprocess
 import sys
-import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -100,36 +100,11 @@ def bench_core(documents: int, repeats: int) -> dict[str, float]:
     }
 
 
-def bench_index(repeats: int) -> dict[str, float]:
-    root = sysconfig.get_paths()["stdlib"]
-    script = Path(__file__).resolve().parent / "index_once.py"
-    runs = []
-    for _ in range(repeats):
-        output = subprocess.run(
-            [sys.executable, str(script), root, "site-packages/"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        runs.append(json.loads(output))
-
-    def median(key: str) -> float:
-        return float(statistics.median(run[key] for run in runs))
-
-    cold, warm = median("cold_s"), median("warm_s")
-    return {
-        "files": int(median("files")),
-        "chunks": int(median("chunks")),
-        "MB": median("bytes") / 1e6,
-        "cold_s": cold,
-        "warm_s": warm,
-        "cold/warm": cold / warm,
-        "files_per_s": median("files") / cold,
-        "MB_per_s": median("bytes") / 1e6 / cold,
-        "chunks_per_s": median("chunks") / cold,
-        "warm_files_read": int(median("warm_files_read")),
-        "peak_rss_MB": median("peak_rss_mb"),
-    }
+def _machine() -> str:
+    cores = os.cpu_count()
+    with open("/proc/meminfo", encoding="ascii") as meminfo:
+        total_kb = int(meminfo.readline().split()[1])
+    return f"{cores} cores, {total_kb / 1024 / 1024:.0f} GiB, {platform.machine()}"
 
 
 def markdown(rows: list[dict[str, float]]) -> str:
@@ -148,11 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--index-repeats", type=int, default=3)
+    parser.add_argument("--scales", default="1,4,16", help="corpus replications (scale section)")
     parser.add_argument(
-        "--only", choices=["core", "index", "daemon", "peers"], help="run one section"
+        "--scale-repeats",
+        default="3,3,1",
+        help="repeats per scale (the last one applies to any further scales)",
     )
-    parser.add_argument("--peer-scales", default="1", help="corpus replications for peers")
+    parser.add_argument("--only", choices=["core", "scale", "daemon"], help="run one section")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     python = f"Python {sys.version.split()[0]}"
@@ -161,11 +138,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"## Retrieval core (median of {args.repeats} runs; {python})")
         print(markdown(rows))
         (RESULTS / "core.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
-    if args.only in (None, "index"):
-        row = bench_index(args.index_repeats)
-        print(f"\n## Indexing the standard library (median of {args.index_repeats} runs; {python})")
-        print(markdown([row]))
-        (RESULTS / "index.json").write_text(json.dumps(row, indent=2) + "\n", encoding="utf-8")
     if args.only in (None, "daemon"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from daemon import bench_daemon
@@ -174,16 +146,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## The daemon (saves: median and p95 of 40; {python})")
         print(markdown([row]))
         (RESULTS / "daemon.json").write_text(json.dumps(row, indent=2) + "\n", encoding="utf-8")
-    if args.only in (None, "peers"):
+    if args.only in (None, "scale"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from peers import bench_peers
-        from peers import markdown as peers_markdown
+        from scale import bench_scale
+        from scale import markdown as scale_markdown
 
-        print(f"\n## ragls beside its peers on the same chunks ({python})")
-        results = [bench_peers(int(scale), 1) for scale in args.peer_scales.split(",")]
-        for result in results:
-            print(peers_markdown(result))
-        (RESULTS / "peers.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        print(f"\n## ragls at scale, beside its peers ({python}; {_machine()})")
+        scales = [int(scale) for scale in args.scales.split(",")]
+        repeats = [int(repeat) for repeat in args.scale_repeats.split(",")]
+        results = []
+        for position, scale in enumerate(scales):
+            result = bench_scale(scale, repeats[min(position, len(repeats) - 1)])
+            results.append(result)
+            print(scale_markdown(result), flush=True)
+            (RESULTS / "scale.json").write_text(
+                json.dumps(results, indent=2) + "\n", encoding="utf-8"
+            )
     return 0
 
 
