@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ragls.core.analyzer import SynonymTable, analyze, term_counts
+from ragls.core.batches import encode
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, top_documents
@@ -38,6 +39,8 @@ from ragls.errors import InvalidArgumentError
 
 DEFAULT_MAX_DOCUMENTS = 10_000
 DEFAULT_TTL_SECONDS = 3600.0
+# A batch of more documents than this is encoded into arrays rather than dicts before the lock.
+ENCODE_FROM_DOCUMENTS = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +87,9 @@ class _Entry:
         self.last_access = now
 
 
-def _count_terms(document: Document) -> tuple[dict[str, int], int]:
+def _count_terms(document: Document) -> tuple[dict[str, int], float]:
     _, stemmed, length = term_counts(document.content)
-    return stemmed, length
+    return stemmed, float(length)
 
 
 def _indexed_terms(document: Document) -> list[str]:
@@ -167,7 +170,13 @@ class BM25Stream:
             latest[document.id] = document
         batch = list(latest.values())
         survivors = batch[-self._max_documents :]
-        prepared = [(document, *_count_terms(document)) for document in survivors]
+        # Analysed outside the lock; a large batch straight into arrays (ragls.core.batches).
+        encoded = (
+            encode((d.id, *_count_terms(d)) for d in survivors)
+            if len(survivors) > ENCODE_FROM_DOCUMENTS
+            else None
+        )
+        prepared = [] if encoded else [(d.id, *_count_terms(d)) for d in survivors]
         with self._lock:
             now = self._clock()
             self._purge_expired(now)
@@ -182,11 +191,12 @@ class BM25Stream:
             while len(self._entries) > room:
                 self._unindex(next(iter(self._entries)))
                 self._evicted += 1
-            for document, _, _ in prepared:
+            for document in survivors:
                 self._entries[document.id] = _Entry(document, now)
-            self._index.add_many(
-                [(document.id, counts, float(length)) for document, counts, length in prepared]
-            )
+            if encoded is not None:
+                self._index.add_encoded(encoded)
+            else:
+                self._index.add_many(prepared)
 
     def clear(self) -> None:
         """Drop every document; the drop counters are kept (they describe the stream's life)."""

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ragls.core.analyzer import plain_term_counts, plain_terms
+from ragls.core.batches import encode
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, top_documents
@@ -131,7 +132,14 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         for document in add:  # a repeated id counts once, at its last position
             latest.pop(document.id, None)
             latest[document.id] = document
-        prepared = [(d, plain_term_counts(d.content)) for d in latest.values()]
+        large = len(latest) > INCREMENTAL_MAX_DOCUMENTS
+        # Analysed outside the lock; a large batch straight into arrays (ragls.core.batches).
+        encoded = (
+            encode((d.id, plain_term_counts(d.content), 0.0) for d in latest.values())
+            if large
+            else None
+        )
+        prepared = [] if large else [(d, plain_term_counts(d.content)) for d in latest.values()]
         with self._lock:
             index, norms = self._index, self._norms
             gone = [i for i in dict.fromkeys((*removals, *latest)) if i in self._documents]
@@ -140,7 +148,9 @@ class InMemoryKnowledgeBase(KnowledgeBase):
             }
             before: dict[str, int] = {}
             incremental = (
-                norms.current(index) and len(prepared) + len(gone) <= INCREMENTAL_MAX_DOCUMENTS
+                not large
+                and norms.current(index)
+                and len(prepared) + len(gone) <= INCREMENTAL_MAX_DOCUMENTS
             )
             if incremental:
                 for terms in (*terms_of.values(), *(counts for _, counts in prepared)):
@@ -152,9 +162,12 @@ class InMemoryKnowledgeBase(KnowledgeBase):
             for document_id in gone:
                 del self._documents[document_id]
                 index.remove(document_id, functools.partial(terms_of.__getitem__, document_id))
-            for document, _ in prepared:
+            for document in latest.values():
                 self._documents[document.id] = document
-            index.add_many([(document.id, counts, 0.0) for document, counts in prepared])
+            if encoded is not None:
+                index.add_encoded(encoded)
+            else:
+                index.add_many([(document.id, counts, 0.0) for document, counts in prepared])
             if incremental:
                 added = [
                     (index.slot_of(d.id), list(counts), _tf_weights(counts))

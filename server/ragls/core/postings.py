@@ -20,11 +20,12 @@ counts, the knowledge base stores tf weights. Callers hold their own lock.
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
+
+from ragls.core.batches import EncodedBatch, encode
 
 FloatArray = npt.NDArray[np.float64]
 SlotArray = npt.NDArray[np.int32]
@@ -144,22 +145,22 @@ class InvertedIndex:
             for document_id, values, length in items:
                 self.add(document_id, values, length)
             return
-        term_ids = array("i")
-        slots = array("i")
-        values_out = array("f")
-        for document_id, values, length in items:
-            slot = self._new_slot(document_id, length)
-            ids = self._ids_for(values)
-            term_ids.extend(ids)
-            slots.extend([slot] * len(ids))
-            values_out.extend(values.values())
-        batch_terms = np.frombuffer(term_ids, dtype=np.int32)
-        stored = self._transform(np.frombuffer(values_out, np.float32).astype(np.float64))
+        self.add_encoded(encode(items))
+
+    def add_encoded(self, batch: EncodedBatch) -> None:
+        """Index an encoded batch (ids not held) as a new segment, merged into the base."""
+        local_to_global = np.array(self._ids_for(batch.vocabulary), np.int32)
+        batch_terms = local_to_global[batch.terms]
+        first = len(self._id_by_slot)
+        for document_id, length in zip(batch.ids, batch.lengths, strict=True):
+            self._new_slot(document_id, length)
+        slots = np.repeat(np.arange(first, first + len(batch), dtype=np.int32), batch.sizes)
+        stored = self._transform(batch.values.astype(np.float64)).astype(np.float32)
         self._df[: len(self._term_names)] += np.bincount(
             batch_terms, minlength=len(self._term_names)
         )
         self.version += 1
-        self._merge((batch_terms, np.frombuffer(slots, np.int32), stored.astype(np.float32)))
+        self._merge((batch_terms, slots, stored))
 
     def remove(self, document_id: str, terms: Callable[[], Iterable[str]]) -> bool:
         """Remove a document; ``terms()`` gives the keys it was added with (called only for a
@@ -280,7 +281,7 @@ class InvertedIndex:
         self.total_length += length
         return slot
 
-    def _ids_for(self, values: Mapping[str, float]) -> list[int]:
+    def _ids_for(self, values: Collection[str]) -> list[int]:
         term_ids = self._term_ids
         ids: list[int | None] = list(map(term_ids.get, values))
         if None in ids:
