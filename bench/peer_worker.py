@@ -35,6 +35,7 @@ def peak_rss_mb() -> float:
 
 def build(system: str, texts: list[str], ids: list[str]) -> Callable[[str], Any]:
     if system in ("ragls-hybrid", "ragls-bm25"):
+        from ragls.core.batches import analyze_documents
         from ragls.core.bm25 import BM25Stream
         from ragls.core.documents import Document
         from ragls.core.fusion import HybridRetriever
@@ -42,11 +43,15 @@ def build(system: str, texts: list[str], ids: list[str]) -> Callable[[str], Any]
 
         documents = [Document(i, t) for i, t in zip(ids, texts, strict=True)]
         bm25 = BM25Stream(max_documents=max(len(documents), 1))
-        bm25.replace_documents((), documents)
         if system == "ragls-bm25":
+            bm25.replace_documents((), documents)
             return lambda query: bm25.search(query, 10)
+        # As the indexer commits a large generation: one analysis shared by both stores.
+        analyzed = analyze_documents(documents)
+        bm25.replace_documents((), documents, analyzed)
         kb = InMemoryKnowledgeBase()
-        kb.replace_documents((), documents)
+        kb.replace_documents((), documents, analyzed)
+        del analyzed
         retriever = HybridRetriever([(bm25, 0.6), (KnowledgeBaseStream(kb), 0.4)])
         retriever.retrieve("warm up the norms", 10)
         return lambda query: retriever.retrieve(query, 10)

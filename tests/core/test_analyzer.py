@@ -162,3 +162,18 @@ def test_term_counts_equal_counting_the_analysis(text: str) -> None:
     assert plain == Counter(plain_terms(text)) == plain_term_counts(text)
     assert stemmed == Counter(index_terms(text))
     assert length == len(index_terms(text))
+
+
+def test_the_stemming_regex_splits_exactly_as_the_suffix_rule() -> None:
+    """Every string of up to four letters drawn from the suffixes' letters, and every suffix
+    behind short prefixes: the fast path and SPEC §2's rule agree on all of them."""
+    import itertools
+
+    from ragls.core.analyzer import stem, stem_by_rule
+    from ragls.core.vocab import STEM_SUFFIXES
+
+    letters = sorted(set("".join(STEM_SUFFIXES)) | {"a", "x"})
+    words = {"".join(p) for n in range(1, 5) for p in itertools.product(letters, repeat=n)}
+    words |= {prefix + suffix for suffix in STEM_SUFFIXES for prefix in ("", "a", "ab", "ie", "es")}
+    words |= {prefix + a + b for a in STEM_SUFFIXES for b in STEM_SUFFIXES for prefix in ("", "x")}
+    assert [w for w in sorted(words) if stem(w) != stem_by_rule(w)] == []

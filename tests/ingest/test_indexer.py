@@ -141,7 +141,9 @@ def test_unreadable_file_keeps_its_previous_chunks(
 class FailingBM25(BM25Stream):
     fail = False
 
-    def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
+    def replace_documents(
+        self, remove_ids: Iterable[str], add: Iterable[Document], analyzed: object = None
+    ) -> None:
         if self.fail:
             raise RuntimeError("injected BM25 failure")
         super().replace_documents(remove_ids, add)

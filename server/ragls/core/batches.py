@@ -1,5 +1,11 @@
 """Documents encoded as flat arrays before they enter an index (a large commit's staging form).
 
+The two stores index different terms of the same text: the knowledge base the steps 1-2 terms,
+BM25 their stems (SPEC §2, §4). A large commit analyses each document once
+(:func:`analyze_documents`) and derives BM25's batch from it (:func:`stem_batch`: one stem per
+distinct term of the batch, and the counts of terms sharing a stem within a document summed
+with numpy), instead of tokenizing everything twice.
+
 Analysing a large batch into one dict of term counts per document holds every dict at once: for
 55,000 chunks that is about 150 MB of short-lived objects, which fragment the heap and raise the
 peak RSS for the life of the process. :func:`encode` consumes the analysis one document at a time
@@ -11,11 +17,14 @@ vocabulary to its own term ids under the lock, one lookup per distinct term.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from ragls.core.analyzer import plain_term_counts, stem
+from ragls.core.documents import Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,4 +67,75 @@ def encode(items: Iterable[tuple[str, Mapping[str, float], float]]) -> EncodedBa
         np.frombuffer(terms, np.int32),
         np.frombuffer(values, np.float32),
         np.frombuffer(sizes, np.int32),
+    )
+
+
+def analyze_documents(documents: Sequence[Document]) -> EncodedBatch:
+    """The steps 1-2 term counts of ``documents``, in order; a document's length is its number
+    of terms (what BM25 counts)."""
+
+    def analysed() -> Iterable[tuple[str, Mapping[str, float], float]]:
+        for document in documents:
+            counts = plain_term_counts(document.content)
+            yield document.id, counts, float(sum(counts.values()))
+
+    return encode(analysed())
+
+
+def describes(analyzed: EncodedBatch | None, additions: list[Document], unique: int) -> bool:
+    """Whether ``analyzed`` is the analysis of exactly ``additions``, which hold ``unique``
+    distinct ids (a batch repeating an id is analysed again by the store)."""
+    return (
+        analyzed is not None
+        and unique == len(additions)
+        and analyzed.ids == [document.id for document in additions]
+    )
+
+
+def stem_batch(plain: EncodedBatch) -> EncodedBatch:
+    """``plain`` (from :func:`analyze_documents`) with every term stemmed (SPEC §2 step 3)."""
+    stems: dict[str, int] = {}
+    vocabulary: list[str] = []
+    mapping = np.empty(len(plain.vocabulary), np.int32)
+    for position, term in enumerate(plain.vocabulary):
+        stemmed = stem(term)
+        found = stems.get(stemmed)
+        if found is None:
+            found = stems[stemmed] = len(vocabulary)
+            vocabulary.append(stemmed)
+        mapping[position] = found
+    terms = mapping[plain.terms]
+    values, sizes = plain.values, plain.sizes
+    if len(vocabulary) < len(plain.vocabulary):
+        # Only terms whose stem is shared by another term can repeat within a document: sum
+        # those (keyed by document and stem), leave the rest as they are.
+        shared = np.bincount(mapping, minlength=len(vocabulary))[terms] > 1
+        if shared.any():
+            documents = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+            keys = documents[shared] * len(vocabulary) + terms[shared]
+            unique, inverse = np.unique(keys, return_inverse=True)
+            summed = np.bincount(inverse, weights=values[shared]).astype(np.float32)
+            all_documents = np.concatenate([documents[~shared], unique // len(vocabulary)])
+            all_terms = np.concatenate([terms[~shared], (unique % len(vocabulary))])
+            all_values = np.concatenate([values[~shared], summed])
+            order = np.argsort(all_documents, kind="stable")
+            terms = all_terms[order].astype(np.int32)
+            values = all_values[order]
+            sizes = np.bincount(all_documents, minlength=len(sizes)).astype(np.int32)
+    return EncodedBatch(plain.ids, plain.lengths, vocabulary, terms, values, sizes)
+
+
+def tail(batch: EncodedBatch, count: int) -> EncodedBatch:
+    """The batch's last ``count`` documents."""
+    if count >= len(batch):
+        return batch
+    first = len(batch) - count
+    start = int(batch.sizes[:first].sum())
+    return EncodedBatch(
+        batch.ids[first:],
+        batch.lengths[first:],
+        batch.vocabulary,
+        batch.terms[start:],
+        batch.values[start:],
+        batch.sizes[first:],
     )

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ragls.core.analyzer import SynonymTable, analyze, term_counts
-from ragls.core.batches import encode
+from ragls.core.batches import EncodedBatch, analyze_documents, describes, stem_batch, tail
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, top_documents
@@ -161,21 +161,30 @@ class BM25Stream:
             self._purge_expired(self._clock())
             return self._unindex(document_id)
 
-    def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
-        """Remove ``remove_ids`` and add ``add`` as one atomic step under the write lock."""
+    def replace_documents(
+        self,
+        remove_ids: Iterable[str],
+        add: Iterable[Document],
+        analyzed: EncodedBatch | None = None,
+    ) -> None:
+        """Remove ``remove_ids`` and add ``add`` as one atomic step under the write lock.
+        ``analyzed``, if given, is :func:`~ragls.core.batches.analyze_documents` of ``add``
+        (shared with the knowledge base, so a large commit tokenizes once)."""
         removals = list(remove_ids)
+        additions = list(add)
         latest: dict[str, Document] = {}
-        for document in add:  # a repeated id counts once, at its last position
+        for document in additions:  # a repeated id counts once, at its last position
             latest.pop(document.id, None)
             latest[document.id] = document
         batch = list(latest.values())
         survivors = batch[-self._max_documents :]
         # Analysed outside the lock; a large batch straight into arrays (ragls.core.batches).
-        encoded = (
-            encode((d.id, *_count_terms(d)) for d in survivors)
-            if len(survivors) > ENCODE_FROM_DOCUMENTS
-            else None
-        )
+        encoded = None
+        if len(survivors) > ENCODE_FROM_DOCUMENTS:
+            if describes(analyzed, additions, len(batch)):
+                encoded = stem_batch(tail(analyzed, len(survivors)))  # type: ignore[arg-type]
+            else:
+                encoded = stem_batch(analyze_documents(survivors))
         prepared = [] if encoded else [(d.id, *_count_terms(d)) for d in survivors]
         with self._lock:
             now = self._clock()

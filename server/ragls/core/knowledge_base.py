@@ -27,7 +27,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ragls.core.analyzer import plain_term_counts, plain_terms
-from ragls.core.batches import encode
+from ragls.core.batches import EncodedBatch, analyze_documents, describes
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, top_documents
@@ -75,8 +75,14 @@ class KnowledgeBase(ABC):
     @abstractmethod
     def __len__(self) -> int: ...
 
-    def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
-        """Remove then add, one call at a time: NOT atomic, readers may see a mix (SPEC §4)."""
+    def replace_documents(
+        self,
+        remove_ids: Iterable[str],
+        add: Iterable[Document],
+        analyzed: EncodedBatch | None = None,
+    ) -> None:
+        """Remove then add, one call at a time: NOT atomic, readers may see a mix (SPEC §4).
+        ``analyzed`` is an optional pre-analysis of ``add`` a store may use; this one does not."""
         for document_id in list(remove_ids):
             self.remove(document_id)
         for document in list(add):
@@ -125,20 +131,26 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         with self._lock:
             return len(self._documents)
 
-    def replace_documents(self, remove_ids: Iterable[str], add: Iterable[Document]) -> None:
-        """Atomic: the lock is held from the first removal to the last addition."""
+    def replace_documents(
+        self,
+        remove_ids: Iterable[str],
+        add: Iterable[Document],
+        analyzed: EncodedBatch | None = None,
+    ) -> None:
+        """Atomic: the lock is held from the first removal to the last addition. ``analyzed``,
+        if given, is :func:`~ragls.core.batches.analyze_documents` of ``add``."""
         removals = builtins.list(remove_ids)
+        additions = builtins.list(add)
         latest: dict[str, Document] = {}
-        for document in add:  # a repeated id counts once, at its last position
+        for document in additions:  # a repeated id counts once, at its last position
             latest.pop(document.id, None)
             latest[document.id] = document
         large = len(latest) > INCREMENTAL_MAX_DOCUMENTS
         # Analysed outside the lock; a large batch straight into arrays (ragls.core.batches).
-        encoded = (
-            encode((d.id, plain_term_counts(d.content), 0.0) for d in latest.values())
-            if large
-            else None
-        )
+        encoded = None
+        if large:
+            aligned = describes(analyzed, additions, len(latest))
+            encoded = analyzed if aligned else analyze_documents(builtins.list(latest.values()))
         prepared = [] if large else [(d, plain_term_counts(d.content)) for d in latest.values()]
         with self._lock:
             index, norms = self._index, self._norms

@@ -22,9 +22,10 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragls.core.batches import EncodedBatch, analyze_documents
 from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document
-from ragls.core.knowledge_base import KnowledgeBase
+from ragls.core.knowledge_base import INCREMENTAL_MAX_DOCUMENTS, KnowledgeBase
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
 from ragls.ingest.admission import Admission, Skipped
 from ragls.ingest.config import KnowledgeSourceConfig
@@ -172,8 +173,10 @@ class FileIndexer:
             results.close()
 
         added, removed_ids, removed_docs = _difference(committed, staged)
+        # A large generation is tokenized once for both stores, before the commit lock.
+        analyzed = analyze_documents(added) if len(added) > INCREMENTAL_MAX_DOCUMENTS else None
         with commit_lock if commit_lock is not None else nullcontext():
-            self._commit(knowledge_base, bm25, removed_ids, added, removed_docs)
+            self._commit(knowledge_base, bm25, removed_ids, added, removed_docs, analyzed)
         self._root, self._records = root, staged
         return IndexReport(
             root=root,
@@ -262,15 +265,16 @@ class FileIndexer:
         removed_ids: list[str],
         added: list[Document],
         removed_docs: list[Document],
+        analyzed: EncodedBatch | None,
     ) -> None:
         if not removed_ids and not added:
             return
         try:
-            knowledge_base.replace_documents(removed_ids, added)
+            knowledge_base.replace_documents(removed_ids, added, analyzed)
         except Exception as error:
             raise IndexCommitError(f"knowledge base swap failed: {error}") from error
         try:
-            bm25.replace_documents(removed_ids, added)
+            bm25.replace_documents(removed_ids, added, analyzed)
         except Exception as error:
             knowledge_base.replace_documents([d.id for d in added], removed_docs)
             raise IndexCommitError(
