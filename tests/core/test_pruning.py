@@ -143,3 +143,26 @@ def test_a_rare_term_beside_a_ubiquitous_one_skips_most_of_the_common_postings()
         assert {r.id for r in results} == {"d123", "d456"}
         assert store.last_search.pruned
         assert store.last_search.postings_scored < 60_000 // 10
+
+
+def test_a_save_that_keeps_document_frequencies_updates_no_other_norm() -> None:
+    """An edit changing counts but not which terms a chunk holds: no pass over the corpus."""
+    documents = [
+        Document(f"d{i}", f"common shared{i % 10} own{i} more{i} words{i}") for i in range(5_000)
+    ]
+    kb = InMemoryKnowledgeBase()
+    kb.replace_documents((), documents)
+    kb.search("common", 1)
+    norms = kb._norms
+    rebuilds = norms.rebuilds
+    edited = Document("d7", "common common shared7 own7 own7 more7 words7")
+    kb.replace_documents(["d7"], [edited])
+    assert norms.rebuilds == rebuilds and norms.postings_updated == 0
+    added = Document("d-new", "common brandnew")  # N and df(common) change: common's postings
+    kb.replace_documents((), [added])
+    # common: 5,000 base postings (the replaced d7's included) + 2 in the delta; brandnew: 1
+    assert norms.rebuilds == rebuilds and norms.postings_updated == 5_003
+    final = [d for d in documents if d.id != "d7"] + [edited, added]
+    for query in ("own7 common", "brandnew", "shared3 common"):
+        expected = reference_cosine(final, query, 5)
+        _same([(r.id, r.score) for r in kb.search(query, 5)], expected)

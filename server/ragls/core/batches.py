@@ -111,13 +111,21 @@ def stem_batch(plain: EncodedBatch) -> EncodedBatch:
         # those (keyed by document and stem), leave the rest as they are.
         shared = np.bincount(mapping, minlength=len(vocabulary))[terms] > 1
         if shared.any():
-            documents = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
-            keys = documents[shared] * len(vocabulary) + terms[shared]
+            starts = np.zeros(len(sizes) + 1, np.int64)
+            np.cumsum(sizes, out=starts[1:])
+
+            def documents_of(positions: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
+                return np.searchsorted(starts, positions, side="right") - 1
+
+            positions = np.flatnonzero(shared)
+            keys = documents_of(positions) * len(vocabulary) + terms[positions]
             unique, inverse = np.unique(keys, return_inverse=True)
-            summed = np.bincount(inverse, weights=values[shared]).astype(np.float32)
-            all_documents = np.concatenate([documents[~shared], unique // len(vocabulary)])
-            all_terms = np.concatenate([terms[~shared], (unique % len(vocabulary))])
-            all_values = np.concatenate([values[~shared], summed])
+            summed = np.bincount(inverse, weights=values[positions]).astype(np.float32)
+            del keys, inverse, positions
+            alone = np.flatnonzero(~shared)
+            all_documents = np.concatenate([documents_of(alone), unique // len(vocabulary)])
+            all_terms = np.concatenate([terms[alone], (unique % len(vocabulary))])
+            all_values = np.concatenate([values[alone], summed])
             order = np.argsort(all_documents, kind="stable")
             terms = all_terms[order].astype(np.int32)
             values = all_values[order]

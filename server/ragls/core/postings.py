@@ -149,6 +149,11 @@ class InvertedIndex:
 
     def add_encoded(self, batch: EncodedBatch) -> None:
         """Index an encoded batch (ids not held) as a new segment, merged into the base."""
+        self._merge(self._segment(batch))
+
+    def _segment(self, batch: EncodedBatch) -> tuple[npt.NDArray[np.int32], SlotArray, ValueArray]:
+        """(term ids, slots, stored values) of ``batch``'s postings, its documents given slots
+        and its terms counted (returned rather than kept, so a merge can free them early)."""
         local_to_global = np.array(self._ids_for(batch.vocabulary), np.int32)
         batch_terms = local_to_global[batch.terms]
         first = len(self._id_by_slot)
@@ -160,7 +165,7 @@ class InvertedIndex:
             batch_terms, minlength=len(self._term_names)
         )
         self.version += 1
-        self._merge((batch_terms, slots, stored))
+        return batch_terms, slots, stored
 
     def remove(self, document_id: str, terms: Callable[[], Iterable[str]]) -> bool:
         """Remove a document; ``terms()`` gives the keys it was added with (called only for a
@@ -320,33 +325,43 @@ class InvertedIndex:
     def _merge(self, batch: tuple[npt.NDArray[np.int32], SlotArray, ValueArray] | None) -> None:
         """Rebuild the base from its live postings, the delta's and ``batch``'s (term ids,
         slots, values), renumbering live slots in their order."""
-        slots, values, terms = self.all_postings()
-        if batch is not None:
-            terms = np.concatenate([terms, batch[0]])
-            slots = np.concatenate([slots, batch[1]])
-            values = np.concatenate([values, batch[2]])
+        if batch is not None and not len(self._base_slots) and not self._delta:
+            terms, slots, values = batch  # a first bulk load: nothing to combine it with
+        else:
+            slots, values, terms = self.all_postings()
+            if batch is not None:
+                terms = np.concatenate([terms, batch[0]])
+                slots = np.concatenate([slots, batch[1]])
+                values = np.concatenate([values, batch[2]])
+        batch = None
         old_count = len(self._id_by_slot)
         live = np.fromiter(
             (document_id is not None for document_id in self._id_by_slot), bool, old_count
         )
-        renumber = np.full(old_count, -1, np.int32)
         kept = np.flatnonzero(live)
-        renumber[kept] = np.arange(len(kept), dtype=np.int32)
-        keep = live[slots]
-        terms, slots, values = terms[keep], renumber[slots[keep]], values[keep]
+        if len(kept) < old_count:  # drop the dead postings and close the gaps between slots
+            renumber = np.full(old_count, -1, np.int32)
+            renumber[kept] = np.arange(len(kept), dtype=np.int32)
+            keep = live[slots]
+            terms, slots, values = terms[keep], renumber[slots[keep]], values[keep]
+            del keep, renumber
+            live_ids = [self._id_by_slot[slot] for slot in kept.tolist()]
+            self._slot_by_id = {document_id: slot for slot, document_id in enumerate(live_ids)}  # type: ignore[misc]
+            self._id_by_slot = live_ids
+            lengths = np.zeros(max(16, len(kept)))
+            lengths[: len(kept)] = self.lengths[kept]
+            self.lengths = lengths
+        term_total = len(self._term_names)
+        counts = np.bincount(terms, minlength=term_total)
         # Postings arrive ordered by slot within each term (base, then delta, then the batch,
         # all ascending), so a stable sort on the term alone yields (term, slot) order.
         order = np.argsort(terms, kind="stable")
-        terms, slots, values = terms[order], slots[order], values[order]
-        term_total = len(self._term_names)
-        counts = np.bincount(terms, minlength=term_total)
+        del terms
+        slots, values = slots[order], values[order]
+        del order
         offsets = np.zeros(term_total + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
-        self._id_by_slot = [self._id_by_slot[slot] for slot in kept.tolist()]
-        self._slot_by_id = {document_id: slot for slot, document_id in enumerate(self._id_by_slot)}  # type: ignore[misc]
-        lengths = np.zeros(max(16, len(kept)))
-        lengths[: len(kept)] = self.lengths[kept]
-        self.lengths = lengths
+        lengths = self.lengths
         self._base_offsets, self._base_slots, self._base_values = offsets, slots, values
         starts = offsets[:-1][counts > 0]
         present = counts > 0
@@ -355,7 +370,7 @@ class InvertedIndex:
         if len(slots):
             self._base_max[present] = np.maximum.reduceat(values, starts)
             self._base_min_length[present] = np.minimum.reduceat(
-                lengths[slots].astype(np.float32), starts
+                lengths.astype(np.float32)[slots], starts
             )
         self._base_slot_count = len(kept)
         self._dead_base, self._dead_cache = [], None

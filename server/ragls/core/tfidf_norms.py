@@ -35,6 +35,8 @@ class CosineNorms:
         self._layout: int | None = None
         self._sums = np.zeros((3, 0))
         self._inverse: tuple[int, FloatArray] | None = None
+        self.rebuilds = 0  # whole-corpus passes so far (tests pin when they happen)
+        self.postings_updated = 0  # postings touched by incremental updates so far
 
     def invalidate(self) -> None:
         self._layout = None
@@ -78,6 +80,7 @@ class CosineNorms:
             for slots, values in index.parts(term):
                 squares = np.square(values, dtype=np.float64)
                 s1[slots] += squares * (new - old)
+                self.postings_updated += len(slots)
                 s2[slots] += squares * (new * new - old * old)
         self._inverse = None
 
@@ -109,6 +112,7 @@ class CosineNorms:
         )
         self._layout = index.layout
         self._inverse = None
+        self.rebuilds += 1
 
     def _grow(self, size: int) -> None:
         if self._sums.shape[1] < size:
