@@ -10,9 +10,10 @@ over its terms (w = tf weight):
     norm^2 = A^2 S0 - 2 A S1 + S2   with A = ln(1 + N) + 1.
 
 A change of N costs one vectorised pass over the documents; a change of df(t) costs a pass over
-t's postings only, and an edit that leaves a term's document frequency as it was (the usual save)
-costs nothing for that term. The sums are rebuilt from scratch after a merge renumbers the slots,
-after a large change, or when asked, so rounding never accumulates for long.
+t's postings only, once per search however many commits changed it, and an edit that leaves a
+term's document frequency as it was (the usual save) costs nothing for that term. The sums are
+rebuilt from scratch after a merge renumbers the slots, after a large change, or when asked, so
+rounding never accumulates for long.
 """
 
 from __future__ import annotations
@@ -35,12 +36,14 @@ class CosineNorms:
         self._layout: int | None = None
         self._sums = np.zeros((3, 0))
         self._inverse: tuple[int, FloatArray] | None = None
+        self._baseline: dict[str, int] = {}  # df the sums are exact for, of terms changed since
         self.rebuilds = 0  # whole-corpus passes so far (tests pin when they happen)
         self.postings_updated = 0  # postings touched by incremental updates so far
 
     def invalidate(self) -> None:
         self._layout = None
         self._inverse = None
+        self._baseline = {}
 
     def current(self, index: InvertedIndex) -> bool:
         """Whether the sums describe ``index`` as it was before the change being applied."""
@@ -52,42 +55,33 @@ class CosineNorms:
         frequencies_before: Mapping[str, int],
         added: list[tuple[int, list[str], ValueArray]],
     ) -> None:
-        """Bring the sums up to date after a change: ``frequencies_before`` holds the document
-        frequency, before the change, of every term the change touched; ``added`` the (slot,
-        terms, stored weights) of the documents it indexed."""
+        """Record a change: ``frequencies_before`` holds the document frequency, before the
+        change, of every term it touched; ``added`` the (slot, terms, stored weights) of the
+        documents it indexed. The other documents' sums are brought up to date on the next
+        :meth:`inverse`, once for all the changes since the last one (a run of single additions
+        touching a common term pays for its postings once, not once per addition)."""
         if self._layout != index.layout:
             self.invalidate()
             return
-        changed = {
-            term: before
-            for term, before in frequencies_before.items()
-            if index.document_frequency(term) != before
-        }
-        touched = sum(len(slots) for term in changed for slots, _ in index.parts(term))
-        if touched > REBUILD_SHARE * max(1, index.posting_count):
-            self.invalidate()
-            return
+        baseline = self._baseline
+        for term, before in frequencies_before.items():
+            baseline.setdefault(term, before)  # the frequency the sums were exact for
         self._grow(index.slot_count)
         s0, s1, s2 = self._sums
         for slot, terms, weights in added:
             squares = np.square(weights, dtype=np.float64)
-            logs = np.log1p(np.fromiter((frequencies_before[t] for t in terms), np.float64))
+            logs = np.log1p(np.fromiter((baseline[t] for t in terms), np.float64))
             s0[slot] = squares.sum()
             s1[slot] = (squares * logs).sum()
             s2[slot] = (squares * logs * logs).sum()
-        for term, before in changed.items():
-            old, new = math.log1p(before), math.log1p(index.document_frequency(term))
-            for slots, values in index.parts(term):
-                squares = np.square(values, dtype=np.float64)
-                s1[slots] += squares * (new - old)
-                self.postings_updated += len(slots)
-                s2[slots] += squares * (new * new - old * old)
         self._inverse = None
 
     def inverse(self, index: InvertedIndex) -> FloatArray:
         """1 / norm of every slot (0 where a document has no terms)."""
         if self._layout != index.layout:
             self._rebuild(index)
+        elif self._baseline:
+            self._catch_up(index)
         if self._inverse is None or self._inverse[0] != index.version:
             a = math.log1p(len(index)) + 1.0
             s0, s1, s2 = self._sums[:, : index.slot_count]
@@ -97,6 +91,29 @@ class CosineNorms:
                 inverse = np.where(norms > 0.0, 1.0 / norms, 0.0)
             self._inverse = (index.version, inverse)
         return self._inverse[1]
+
+    def _catch_up(self, index: InvertedIndex) -> None:
+        """Correct the sums for every term whose document frequency changed since they were
+        exact: a pass over those terms' postings, or a rebuild if that is most of them."""
+        changed = {
+            term: before
+            for term, before in self._baseline.items()
+            if index.document_frequency(term) != before
+        }
+        self._baseline = {}
+        touched = sum(len(slots) for term in changed for slots, _ in index.parts(term))
+        if touched > REBUILD_SHARE * max(1, index.posting_count):
+            self._rebuild(index)
+            return
+        _, s1, s2 = self._sums
+        for term, before in changed.items():
+            old, new = math.log1p(before), math.log1p(index.document_frequency(term))
+            for slots, values in index.parts(term):
+                squares = np.square(values, dtype=np.float64)
+                s1[slots] += squares * (new - old)
+                s2[slots] += squares * (new * new - old * old)
+                self.postings_updated += len(slots)
+        self._inverse = None
 
     def _rebuild(self, index: InvertedIndex) -> None:
         slots, values, terms = index.all_postings()
@@ -112,6 +129,7 @@ class CosineNorms:
         )
         self._layout = index.layout
         self._inverse = None
+        self._baseline = {}
         self.rebuilds += 1
 
     def _grow(self, size: int) -> None:
