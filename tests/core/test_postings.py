@@ -113,3 +113,15 @@ def test_a_tfidf_search_reads_only_its_terms_postings(many_documents: list[Docum
     kb.replace_documents((), many_documents)
     kb.search("alpha word7", 5)
     assert sorted(counting.requested) == ["alpha", "word7"]
+
+
+def test_replacing_one_document_in_a_large_base_costs_that_document() -> None:
+    """A save: the base arrays stay as they are (no merge, no copy); only the delta grows."""
+    index = InvertedIndex()
+    index.add_many([(f"d{i}", {"common": 1.0, f"t{i}": 2.0}, 2.0) for i in range(30_000)])
+    base_slots, layout = index.parts("common")[0][0], index.layout
+    index.remove("d9", lambda: ["common", "t9"])
+    index.add("d9", {"common": 3.0, "t9": 1.0, "fresh": 1.0}, 5.0)
+    assert index.layout == layout and np.shares_memory(index.parts("common")[0][0], base_slots)
+    assert index.delta_postings == 3 and index.document_frequency("common") == 30_000
+    assert _pairs(index, "fresh") == [("d9", 1.0)]
