@@ -17,6 +17,7 @@ vocabulary to its own term ids under the lock, one lookup per distinct term.
 from __future__ import annotations
 
 from array import array
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,26 +41,27 @@ class EncodedBatch:
         return len(self.ids)
 
 
+def _numbering() -> defaultdict[str, int]:
+    """A dict that gives each new key the next number (0, 1, ...) when it is first looked up."""
+    numbers: defaultdict[str, int] = defaultdict()
+    numbers.default_factory = numbers.__len__  # called before the key is inserted
+    return numbers
+
+
 def encode(items: Iterable[tuple[str, Mapping[str, float], float]]) -> EncodedBatch:
     """Encode (id, values by term, length) documents; each mapping is dropped once read."""
-    local: dict[str, int] = {}
-    vocabulary: list[str] = []
+    local = _numbering()
     ids: list[str] = []
     lengths: list[float] = []
     terms, values, sizes = array("i"), array("f"), array("i")
-    get = local.get
+    number = local.__getitem__
     for document_id, counts, length in items:
-        found = list(map(get, counts))
-        if None in found:
-            for position, term in enumerate(counts):
-                if found[position] is None:
-                    found[position] = local[term] = len(vocabulary)
-                    vocabulary.append(term)
-        terms.extend(found)  # type: ignore[arg-type]
+        terms.extend(map(number, counts))  # numbers new terms as it meets them, in C
         values.extend(counts.values())
-        sizes.append(len(found))
+        sizes.append(len(counts))
         ids.append(document_id)
         lengths.append(length)
+    vocabulary = list(local)
     return EncodedBatch(
         ids,
         lengths,
@@ -94,16 +96,9 @@ def describes(analyzed: EncodedBatch | None, additions: list[Document], unique: 
 
 def stem_batch(plain: EncodedBatch) -> EncodedBatch:
     """``plain`` (from :func:`analyze_documents`) with every term stemmed (SPEC §2 step 3)."""
-    stems: dict[str, int] = {}
-    vocabulary: list[str] = []
-    mapping = np.empty(len(plain.vocabulary), np.int32)
-    for position, term in enumerate(plain.vocabulary):
-        stemmed = stem(term)
-        found = stems.get(stemmed)
-        if found is None:
-            found = stems[stemmed] = len(vocabulary)
-            vocabulary.append(stemmed)
-        mapping[position] = found
+    stems = _numbering()
+    mapping = np.fromiter(map(stems.__getitem__, map(stem, plain.vocabulary)), np.int32)
+    vocabulary = list(stems)
     terms = mapping[plain.terms]
     values, sizes = plain.values, plain.sizes
     if len(vocabulary) < len(plain.vocabulary):
