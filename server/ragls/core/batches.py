@@ -41,7 +41,7 @@ class EncodedBatch:
         return len(self.ids)
 
 
-def _numbering() -> defaultdict[str, int]:
+def numbering() -> defaultdict[str, int]:
     """A dict that gives each new key the next number (0, 1, ...) when it is first looked up."""
     numbers: defaultdict[str, int] = defaultdict()
     numbers.default_factory = numbers.__len__  # called before the key is inserted
@@ -50,7 +50,7 @@ def _numbering() -> defaultdict[str, int]:
 
 def encode(items: Iterable[tuple[str, Mapping[str, float], float]]) -> EncodedBatch:
     """Encode (id, values by term, length) documents; each mapping is dropped once read."""
-    local = _numbering()
+    local = numbering()
     ids: list[str] = []
     lengths: list[float] = []
     terms, values, sizes = array("i"), array("f"), array("i")
@@ -96,7 +96,7 @@ def describes(analyzed: EncodedBatch | None, additions: list[Document], unique: 
 
 def stem_batch(plain: EncodedBatch) -> EncodedBatch:
     """``plain`` (from :func:`analyze_documents`) with every term stemmed (SPEC §2 step 3)."""
-    stems = _numbering()
+    stems = numbering()
     mapping = np.fromiter(map(stems.__getitem__, map(stem, plain.vocabulary)), np.int32)
     vocabulary = list(stems)
     terms = mapping[plain.terms]

@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ragls.core.batches import EncodedBatch, encode
+from ragls.core.batches import EncodedBatch, encode, numbering
 
 FloatArray = npt.NDArray[np.float64]
 SlotArray = npt.NDArray[np.int32]
@@ -54,8 +54,7 @@ class InvertedIndex:
         self._id_by_slot: list[str | None] = []
         self.lengths: FloatArray = np.zeros(16)
         self.total_length = 0.0
-        self._term_ids: dict[str, int] = {}
-        self._term_names: list[str] = []
+        self._term_ids = numbering()  # term -> id, ids given in order of first sight
         self._df = np.zeros(16, np.int64)
         self._base_offsets = np.zeros(1, np.int64)
         self._base_slots: SlotArray = np.zeros(0, np.int32)
@@ -88,7 +87,7 @@ class InvertedIndex:
     @property
     def term_count(self) -> int:
         """Terms held by at least one live document."""
-        return int(np.count_nonzero(self._df[: len(self._term_names)]))
+        return int(np.count_nonzero(self._df[: len(self._term_ids)]))
 
     @property
     def posting_count(self) -> int:
@@ -161,9 +160,7 @@ class InvertedIndex:
             self._new_slot(document_id, length)
         slots = np.repeat(np.arange(first, first + len(batch), dtype=np.int32), batch.sizes)
         stored = self._transform(batch.values.astype(np.float64)).astype(np.float32)
-        self._df[: len(self._term_names)] += np.bincount(
-            batch_terms, minlength=len(self._term_names)
-        )
+        self._df[: len(self._term_ids)] += np.bincount(batch_terms, minlength=len(self._term_ids))
         self.version += 1
         return batch_terms, slots, stored
 
@@ -261,7 +258,7 @@ class InvertedIndex:
 
     def frequencies(self) -> npt.NDArray[np.int64]:
         """Live document frequency by term id."""
-        return self._df[: len(self._term_names)]
+        return self._df[: len(self._term_ids)]
 
     def term_id(self, term: str) -> int | None:
         return self._term_ids.get(term)
@@ -287,19 +284,13 @@ class InvertedIndex:
         return slot
 
     def _ids_for(self, values: Collection[str]) -> list[int]:
-        term_ids = self._term_ids
-        ids: list[int | None] = list(map(term_ids.get, values))
-        if None in ids:
-            names = self._term_names
-            for position, term in enumerate(values):
-                if ids[position] is None:
-                    ids[position] = term_ids[term] = len(names)
-                    names.append(term)
-            if len(names) > len(self._df):
-                grown = np.zeros(max(len(names), 2 * len(self._df)), np.int64)
-                grown[: len(self._df)] = self._df
-                self._df = grown
-        return ids  # type: ignore[return-value]
+        """The term ids of ``values``' keys, numbering the new ones."""
+        ids = list(map(self._term_ids.__getitem__, values))
+        if len(self._term_ids) > len(self._df):
+            grown = np.zeros(max(len(self._term_ids), 2 * len(self._df)), np.int64)
+            grown[: len(self._df)] = self._df
+            self._df = grown
+        return ids
 
     def _delta_part(self, term_id: int) -> Part | None:
         cached = self._delta_cache.get(term_id)
@@ -351,7 +342,7 @@ class InvertedIndex:
             lengths = np.zeros(max(16, len(kept)))
             lengths[: len(kept)] = self.lengths[kept]
             self.lengths = lengths
-        term_total = len(self._term_names)
+        term_total = len(self._term_ids)
         counts = np.bincount(terms, minlength=term_total)
         # Postings arrive ordered by slot within each term (base, then delta, then the batch,
         # all ascending), so a stable sort on the term alone yields (term, slot) order.
