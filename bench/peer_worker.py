@@ -6,6 +6,9 @@ Prints JSON: index seconds, query latency percentiles (ms, single-threaded, top 
 process's peak RSS. Systems: ragls-hybrid (BM25 + TF-IDF + RRF, as the service searches),
 ragls-bm25, bm25s (its own tokenizer, English stop words), bm25s-ragls (ragls's analyzer),
 tantivy (in-RAM index, its default tokenizer), rank_bm25 (BM25Okapi on ragls's analyzer).
+Memory: the peak RSS, and the RSS the built system holds beyond the loaded chunks (after its
+queries): ragls's includes its Document objects (the text itself is shared with the loaded
+strings), tantivy's index stores no text.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def peak_rss_mb() -> float:
-    """This process's own high-water RSS (VmHWM). ru_maxrss would not do: Linux carries it over
-    from the parent across fork and exec, so every worker would report the parent's peak."""
+def rss_mb(field: str = "VmHWM") -> float:
+    """This process's own high-water RSS (VmHWM), or its current one (VmRSS). ru_maxrss would
+    not do: Linux carries it over from the parent across fork and exec, so every worker would
+    report the parent's peak."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -120,6 +124,7 @@ def main(system: str, chunks_path: str, queries_path: str) -> None:
         queries: list[str] = json.loads(handle.read())
     if system == "rank_bm25":
         queries = queries[:40]  # it scores every document per query: a few suffice
+    loaded = rss_mb("VmRSS")  # the chunks' text and ids, held by every system alike
     started = time.perf_counter()
     search = build(system, texts, ids)
     index_seconds = time.perf_counter() - started
@@ -138,7 +143,8 @@ def main(system: str, chunks_path: str, queries_path: str) -> None:
                 "p95_ms": percentile(latencies, 0.95),
                 "p99_ms": percentile(latencies, 0.99),
                 "queries": len(queries),
-                "peak_rss_mb": peak_rss_mb(),
+                "peak_rss_mb": rss_mb(),
+                "index_rss_mb": rss_mb("VmRSS") - loaded,
             }
         )
     )

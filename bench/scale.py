@@ -108,7 +108,7 @@ def bench_scale(scale: int, repeats: int) -> dict[str, Any]:
     for system, runs in measured.items():
         if runs:
             row = {"system": system}
-            for key in ("index_s", "p50_ms", "p95_ms", "p99_ms", "peak_rss_mb"):
+            for key in ("index_s", "p50_ms", "p95_ms", "p99_ms", "peak_rss_mb", "index_rss_mb"):
                 row[key] = _median(runs, key)
             systems.append(row)
     return {
@@ -173,16 +173,20 @@ def markdown(result: dict[str, Any]) -> str:
         "is faster or smaller).",
         "",
         "| system | index s | index / floor | p50 ms | p95 ms | p99 ms | peak RSS MB "
-        "| ratio index | ratio p50 | ratio p95 | ratio p99 | ratio RSS |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| index RSS MB | ratio index | ratio p50 | ratio p95 | ratio p99 | ratio peak RSS "
+        "| ratio index RSS |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         ratios = [hybrid[k] / row[k] for k in ("index_s", "p50_ms", "p95_ms", "p99_ms")]
         ratios.append(hybrid["peak_rss_mb"] / row["peak_rss_mb"])
+        ratios.append(hybrid["index_rss_mb"] / row["index_rss_mb"])
         lines.append(
             f"| {row['system']} | {row['index_s']:.2f} | {row['index_s'] / result['floor_s']:.2f} "
             f"| {row['p50_ms']:.2f} | {row['p95_ms']:.2f} | {row['p99_ms']:.2f} "
-            f"| {row['peak_rss_mb']:.0f} | " + " | ".join(f"{r:.2f}" for r in ratios) + " |"
+            f"| {row['peak_rss_mb']:.0f} | {row['index_rss_mb']:.0f} | "
+            + " | ".join(f"{r:.2f}" for r in ratios)
+            + " |"
         )
     return "\n".join(lines)
 

@@ -62,13 +62,17 @@ _SUFFIX_ALTERNATIVES = "|".join(map(re.escape, STEM_SUFFIXES))
 _STEM = re.compile(rf"(.{{{MIN_STEM_LENGTH},}}?)(?:{_SUFFIX_ALTERNATIVES})", re.DOTALL)
 
 
-@lru_cache(maxsize=1 << 18)
-def stem(token: str) -> str:
+def stem_uncached(token: str) -> str:
     """Step 3 (:func:`stem_by_rule`), with one regex match instead of a loop of ``endswith``."""
     if len(token) < MIN_STEMMABLE_LENGTH:
         return token
     match = _STEM.fullmatch(token)
     return token if match is None else match.group(1)
+
+
+# The common words are stemmed again and again; a cache entry costs about 100 bytes, so the
+# cache stays small (a batch's whole vocabulary goes through stem_uncached instead).
+stem = lru_cache(maxsize=1 << 12)(stem_uncached)
 
 
 def index_terms(text: str) -> list[str]:

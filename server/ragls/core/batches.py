@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ragls.core.analyzer import plain_term_counts, stem
+from ragls.core.analyzer import plain_term_counts, stem_uncached
 from ragls.core.documents import Document
 
 
@@ -97,7 +97,7 @@ def describes(analyzed: EncodedBatch | None, additions: list[Document], unique: 
 def stem_batch(plain: EncodedBatch) -> EncodedBatch:
     """``plain`` (from :func:`analyze_documents`) with every term stemmed (SPEC §2 step 3)."""
     stems = numbering()
-    mapping = np.fromiter(map(stems.__getitem__, map(stem, plain.vocabulary)), np.int32)
+    mapping = np.fromiter(map(stems.__getitem__, map(stem_uncached, plain.vocabulary)), np.int32)
     vocabulary = list(stems)
     terms = mapping[plain.terms]
     values, sizes = plain.values, plain.sizes
