@@ -1,7 +1,9 @@
 """The retrieval core: analyzer, BM25, TF-IDF knowledge base, fusion and the context fence.
 
-Standard library plus numpy (for vectorised scoring over postings, ``ragls.core.postings``);
-nothing here knows about files, sessions or the daemon.
+Standard library plus numpy: postings are compact array segments (``postings``), queries are
+scored over them with exact MaxScore pruning (``pruning``), TF-IDF norms are kept incrementally
+(``tfidf_norms``) and large commits are staged as arrays (``batches``). Nothing here knows
+about files, sessions or the daemon.
 """
 
 from __future__ import annotations
