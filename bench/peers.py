@@ -75,12 +75,14 @@ def floors(root: Path, chunks: Path) -> dict[str, float]:
     return {"read_all_bytes_s": read_seconds, "tokenize_regex_s": time.perf_counter() - started}
 
 
-def run_system(system: str, chunks: Path, queries: Path) -> dict[str, Any]:
+def run_script(script: Path, *arguments: str) -> dict[str, Any]:
+    """Run a bench script in a fresh interpreter; its last line of output is its JSON result."""
     output = subprocess.run(
-        [sys.executable, str(WORKER), system, str(chunks), str(queries)],
-        check=True,
-        capture_output=True,
-        text=True,
+        [sys.executable, str(script), *arguments], check=True, capture_output=True, text=True
     ).stdout
     result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
     return result
+
+
+def run_system(system: str, chunks: Path, queries: Path) -> dict[str, Any]:
+    return run_script(WORKER, system, str(chunks), str(queries))

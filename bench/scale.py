@@ -16,17 +16,15 @@ ones (2-3 words), drawn with a fixed seed from the chunks.
 
 from __future__ import annotations
 
-import json
 import shutil
 import statistics
-import subprocess
 import sys
 import sysconfig
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from peers import SYSTEMS, export_chunks, floors, make_queries, run_system
+from peers import SYSTEMS, export_chunks, floors, make_queries, run_script, run_system
 
 RAGLS_ONCE = Path(__file__).resolve().parent / "ragls_once.py"
 RANK_BM25_MAX_CHUNKS = 200_000  # minutes per query set beyond this: its O(N) scoring is the point
@@ -42,14 +40,7 @@ def make_corpus(folder: Path, scale: int) -> Path:
 
 
 def run_ragls(root: Path, queries: Path) -> dict[str, Any]:
-    output = subprocess.run(
-        [sys.executable, str(RAGLS_ONCE), str(root), str(queries)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
-    return result
+    return run_script(RAGLS_ONCE, str(root), str(queries))
 
 
 def _median(runs: list[dict[str, Any]], *path: str) -> float:

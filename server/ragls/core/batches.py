@@ -84,6 +84,16 @@ def analyze_documents(documents: Sequence[Document]) -> EncodedBatch:
     return encode(analysed())
 
 
+def latest_by_id(documents: Iterable[Document]) -> dict[str, Document]:
+    """The documents by id; a repeated id counts once, at its last position (as adding the
+    documents one by one would leave them)."""
+    latest: dict[str, Document] = {}
+    for document in documents:
+        latest.pop(document.id, None)
+        latest[document.id] = document
+    return latest
+
+
 def describes(analyzed: EncodedBatch | None, additions: list[Document], unique: int) -> bool:
     """Whether ``analyzed`` is the analysis of exactly ``additions``, which hold ``unique``
     distinct ids (a batch repeating an id is analysed again by the store)."""

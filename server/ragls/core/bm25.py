@@ -30,7 +30,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ragls.core.analyzer import SynonymTable, analyze, term_counts
-from ragls.core.batches import EncodedBatch, analyze_documents, describes, stem_batch, tail
+from ragls.core.batches import (
+    EncodedBatch,
+    analyze_documents,
+    describes,
+    latest_by_id,
+    stem_batch,
+    tail,
+)
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, top_documents
@@ -172,10 +179,7 @@ class BM25Stream:
         (shared with the knowledge base, so a large commit tokenizes once)."""
         removals = list(remove_ids)
         additions = list(add)
-        latest: dict[str, Document] = {}
-        for document in additions:  # a repeated id counts once, at its last position
-            latest.pop(document.id, None)
-            latest[document.id] = document
+        latest = latest_by_id(additions)
         batch = list(latest.values())
         survivors = batch[-self._max_documents :]
         # Analysed outside the lock; a large batch straight into arrays (ragls.core.batches).

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ragls.core.analyzer import plain_term_counts, plain_terms
-from ragls.core.batches import EncodedBatch, analyze_documents, describes
+from ragls.core.batches import EncodedBatch, analyze_documents, describes, latest_by_id
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, top_documents
@@ -141,10 +141,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         if given, is :func:`~ragls.core.batches.analyze_documents` of ``add``."""
         removals = builtins.list(remove_ids)
         additions = builtins.list(add)
-        latest: dict[str, Document] = {}
-        for document in additions:  # a repeated id counts once, at its last position
-            latest.pop(document.id, None)
-            latest[document.id] = document
+        latest = latest_by_id(additions)
         large = len(latest) > INCREMENTAL_MAX_DOCUMENTS
         # Analysed outside the lock; a large batch straight into arrays (ragls.core.batches).
         encoded = None
