@@ -48,10 +48,23 @@ def test_rrf_scores_are_weighted_reciprocal_ranks() -> None:
     assert [r.id for r in retriever.retrieve("q", 5)] == ["y", "x", "z"]
 
 
-def test_each_stream_is_asked_for_twice_top_k() -> None:
+def test_each_stream_is_asked_for_a_fixed_depth_whatever_top_k() -> None:
     stream = ListStream("a", [d(f"d{i}") for i in range(30)])
-    HybridRetriever([(stream, 1.0)]).retrieve("q", 7)
-    assert stream.asked == [14]
+    retriever = HybridRetriever([(stream, 1.0)])
+    for top_k in (1, 7, 100):
+        retriever.retrieve("q", top_k)
+    assert stream.asked == [200, 200, 200]
+
+
+def test_a_smaller_top_k_is_a_prefix_of_a_larger_one() -> None:
+    # Two streams that disagree, and files shared by several chunks (the per-file cap applies).
+    chunks = [d(f"c{i}", file=f"f{i % 7}") for i in range(300)]
+    first = ListStream("a", chunks)
+    second = ListStream("b", list(reversed(chunks)))
+    retriever = HybridRetriever([(first, 0.6), (second, 0.4)])
+    full = [r.id for r in retriever.retrieve("q", 100)]
+    for top_k in (1, 2, 5, 10, 20):
+        assert [r.id for r in retriever.retrieve("q", top_k)] == full[:top_k]
 
 
 def test_ties_break_on_best_rank_then_id() -> None:

@@ -9,7 +9,9 @@
 * Capacity: at most ``max_documents`` (10,000 by default); adding past it evicts the least recently
   accessed documents. Expiry: a document is dropped once ``ttl_seconds`` (one hour) have passed
   since its last access, i.e. when ``now - last_access >= ttl``. Being added, replaced or returned
-  by a search counts as access. Both drops are counted (:class:`BM25Stats`).
+  by a search counts as access. Both drops are counted (:class:`BM25Stats`). ``None`` for either
+  means unbounded: the stream a workspace index builds for itself is a complete index, not a
+  cache (SPEC §3), so :meth:`BM25Stream.unbounded` is what RagService uses.
 * Documents are kept in access order (an ``OrderedDict`` moved-to-end on access), so eviction and
   expiry pop from the front in constant time each.
 * One mutex guards the index. ``replace_documents`` analyzes the incoming documents before taking
@@ -109,22 +111,32 @@ class BM25Stream:
     def __init__(
         self,
         *,
-        max_documents: int = DEFAULT_MAX_DOCUMENTS,
-        ttl_seconds: float = DEFAULT_TTL_SECONDS,
+        max_documents: int | None = DEFAULT_MAX_DOCUMENTS,
+        ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         parameters: BM25Parameters | None = None,
         synonyms: SynonymTable | None = None,
         name: str = "bm25",
     ) -> None:
-        if isinstance(max_documents, bool) or not isinstance(max_documents, int):
-            raise InvalidArgumentError("max_documents must be an integer")
-        if max_documents < 1:
-            raise InvalidArgumentError(f"max_documents must be at least 1, got {max_documents}")
-        if not isinstance(ttl_seconds, int | float) or not ttl_seconds > 0:
-            raise InvalidArgumentError(f"ttl_seconds must be positive, got {ttl_seconds!r}")
+        if max_documents is not None:
+            if isinstance(max_documents, bool) or not isinstance(max_documents, int):
+                raise InvalidArgumentError("max_documents must be an integer or None")
+            if max_documents < 1:
+                raise InvalidArgumentError(
+                    f"max_documents must be at least 1, got {max_documents}"
+                )
+        if ttl_seconds is not None and (
+            isinstance(ttl_seconds, bool)
+            or not isinstance(ttl_seconds, int | float)
+            or not ttl_seconds > 0
+            or not math.isfinite(ttl_seconds)
+        ):
+            raise InvalidArgumentError(
+                f"ttl_seconds must be a positive number or None, got {ttl_seconds!r}"
+            )
         self._name = name
         self._max_documents = max_documents
-        self._ttl = float(ttl_seconds)
+        self._ttl = None if ttl_seconds is None else float(ttl_seconds)
         self._clock = clock
         self._parameters = parameters or BM25Parameters()
         self._synonyms = synonyms
@@ -136,17 +148,29 @@ class BM25Stream:
         self._length_norms: tuple[int, FloatArray] | None = None
         self.last_search = PruningStats()
 
+    @classmethod
+    def unbounded(
+        cls, *, synonyms: SynonymTable | None = None, name: str = "bm25"
+    ) -> BM25Stream:
+        """A stream with no capacity and no expiry: every document stays until removed."""
+        return cls(max_documents=None, ttl_seconds=None, synonyms=synonyms, name=name)
+
     @property
     def name(self) -> str:
         return self._name
 
     @property
-    def max_documents(self) -> int:
+    def max_documents(self) -> int | None:
         return self._max_documents
 
     @property
-    def ttl_seconds(self) -> float:
+    def ttl_seconds(self) -> float | None:
         return self._ttl
+
+    @property
+    def bounded(self) -> bool:
+        """Whether a capacity or an expiry can drop documents."""
+        return self._max_documents is not None or self._ttl is not None
 
     @property
     def synonyms(self) -> SynonymTable | None:
@@ -181,7 +205,8 @@ class BM25Stream:
         additions = list(add)
         latest = latest_by_id(additions)
         batch = list(latest.values())
-        survivors = batch[-self._max_documents :]
+        cap = self._max_documents
+        survivors = batch if cap is None else batch[-cap:]
         # Analysed outside the lock; a large batch straight into arrays (ragls.core.batches).
         encoded = None
         if len(survivors) > ENCODE_FROM_DOCUMENTS:
@@ -200,8 +225,8 @@ class BM25Stream:
             # The cap evicts the least recently accessed first: the held documents, then the
             # batch's earliest, which are therefore never indexed (they count as evicted).
             self._evicted += len(batch) - len(survivors)
-            room = self._max_documents - len(survivors)
-            while len(self._entries) > room:
+            room = None if cap is None else cap - len(survivors)
+            while room is not None and len(self._entries) > room:
                 self._unindex(next(iter(self._entries)))
                 self._evicted += 1
             for document in survivors:
@@ -323,10 +348,10 @@ class BM25Stream:
         return True
 
     def _purge_expired(self, now: float) -> None:
-        entries = self._entries
-        while entries:
+        entries, ttl = self._entries, self._ttl
+        while ttl is not None and entries:
             oldest_id, oldest = next(iter(entries.items()))
-            if now - oldest.last_access < self._ttl:
+            if now - oldest.last_access < ttl:
                 break
             self._unindex(oldest_id)
             self._expired += 1

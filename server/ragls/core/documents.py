@@ -6,10 +6,10 @@ kept (the context prompt renders provenance in that order, SPEC §6).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ragls.errors import InvalidArgumentError
 
@@ -85,3 +85,27 @@ class RetrievalStream(Protocol):
     def name(self) -> str: ...
 
     def search(self, query: str, top_k: int) -> list[SearchResult]: ...
+
+
+@runtime_checkable
+class IndexedStream(Protocol):
+    """A stream that holds its own copy of the corpus and takes whole generations (SPEC §8):
+    ``replace_documents`` swaps atomically; ``analyzed`` is an optional shared pre-analysis
+    (:class:`ragls.core.batches.EncodedBatch`) a stream may use or ignore."""
+
+    @property
+    def name(self) -> str: ...
+
+    def search(self, query: str, top_k: int) -> list[SearchResult]: ...
+
+    def replace_documents(
+        self, remove_ids: Iterable[str], add: Iterable[Document], analyzed: Any = None
+    ) -> None: ...
+
+    def add(self, document: Document) -> None: ...
+
+    def remove(self, document_id: str) -> bool: ...
+
+    def clear(self) -> None: ...
+
+    def __len__(self) -> int: ...

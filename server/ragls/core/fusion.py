@@ -1,6 +1,9 @@
 """HybridRetriever: weighted reciprocal rank fusion of several streams (SPEC §5).
 
-Each stream is asked for ``2 * top_k`` results; a document's fused score is
+Each stream is asked for a fixed candidate depth, ``max(200, 2 * top_k)`` results (SPEC §5: the
+seed's ``2 * top_k`` made the order depend on ``top_k``, so ``k=1`` and ``k=10`` could put
+different files first; with a fixed depth ``retrieve(q, k)`` is a prefix of ``retrieve(q, K)``
+for every k < K up to 100). A document's fused score is
 ``sum(weight / (RRF_K + rank + 1))`` over the streams that returned it, rank counted from 0.
 A stream that raises is logged and skipped. Results are ordered by fused score, then by the best
 rank any stream gave them, then by id, so equal inputs always give the same order. At most
@@ -22,9 +25,15 @@ from ragls.errors import ConfigurationError
 log = logging.getLogger(__name__)
 
 RRF_K = 60
+CANDIDATE_DEPTH = 200
 CANDIDATES_PER_RESULT = 2
 PER_FILE_CAP = 3
 FILE_KEY = "file"
+
+
+def candidate_depth(top_k: int) -> int:
+    """How many results each stream is asked for: max(200, 2 * top_k)."""
+    return max(CANDIDATE_DEPTH, CANDIDATES_PER_RESULT * top_k)
 
 
 def rrf_contribution(weight: float, rank: int) -> float:
@@ -83,7 +92,7 @@ class HybridRetriever:
         documents: dict[str, Document] = {}
         for weighted in self._streams:
             try:
-                results = weighted.stream.search(query, CANDIDATES_PER_RESULT * top_k)
+                results = weighted.stream.search(query, candidate_depth(top_k))
             except Exception:
                 log.exception("retrieval stream %r failed; skipping it", _stream_name(weighted))
                 continue

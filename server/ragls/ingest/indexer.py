@@ -1,8 +1,9 @@
 """FileIndexer: incremental index runs that commit whole generations (SPEC §8).
 
 A run discovers the source (or only the changed paths the watcher passes), decides each file with
-its fingerprint, stages the new generation and swaps it into the knowledge base and BM25Stream
-together; if the BM25 swap fails, the knowledge-base swap is undone. Guarantees:
+its fingerprint, stages the new generation and swaps it into the knowledge base, BM25Stream and
+any further streams (the workspace pipeline's code stream) together; if a stream's swap fails,
+the swaps already made are undone, latest first. Guarantees:
 
 * A rejected source (a per-source cap), a cancellation or a failure while ingesting or committing
   leaves the previous generation untouched (the indexer's own records included).
@@ -17,14 +18,14 @@ together; if the BM25 swap fails, the knowledge-base swap is undone. Guarantees:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragls.core.batches import EncodedBatch, analyze_documents
 from ragls.core.bm25 import BM25Stream
-from ragls.core.documents import Document
+from ragls.core.documents import Document, IndexedStream
 from ragls.core.knowledge_base import INCREMENTAL_MAX_DOCUMENTS, KnowledgeBase
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
 from ragls.ingest.admission import Admission, Skipped
@@ -110,6 +111,7 @@ class FileIndexer:
         knowledge_base: KnowledgeBase,
         bm25: BM25Stream,
         *,
+        streams: Sequence[IndexedStream] = (),
         progress: ProgressCallback | None = None,
         cancelled: Callable[[], bool] | None = None,
         changed_paths: Iterable[str | os.PathLike[str]] | None = None,
@@ -117,6 +119,7 @@ class FileIndexer:
     ) -> IndexReport:
         """One run; see the module docstring for its guarantees. ``commit_lock`` is held only
         while the stores are swapped (the service uses it to order commits with added documents).
+        ``streams`` are swapped after BM25, in order, with the same undo.
         """
         root = config.path
         if not root.is_dir():
@@ -176,7 +179,9 @@ class FileIndexer:
         # A large generation is tokenized once for both stores, before the commit lock.
         analyzed = analyze_documents(added) if len(added) > INCREMENTAL_MAX_DOCUMENTS else None
         with commit_lock if commit_lock is not None else nullcontext():
-            self._commit(knowledge_base, bm25, removed_ids, added, removed_docs, analyzed)
+            self._commit(
+                knowledge_base, [bm25, *streams], removed_ids, added, removed_docs, analyzed
+            )
         self._root, self._records = root, staged
         return IndexReport(
             root=root,
@@ -261,7 +266,7 @@ class FileIndexer:
     @staticmethod
     def _commit(
         knowledge_base: KnowledgeBase,
-        bm25: BM25Stream,
+        streams: Sequence[IndexedStream],
         removed_ids: list[str],
         added: list[Document],
         removed_docs: list[Document],
@@ -273,13 +278,20 @@ class FileIndexer:
             knowledge_base.replace_documents(removed_ids, added, analyzed)
         except Exception as error:
             raise IndexCommitError(f"knowledge base swap failed: {error}") from error
-        try:
-            bm25.replace_documents(removed_ids, added, analyzed)
-        except Exception as error:
-            knowledge_base.replace_documents([d.id for d in added], removed_docs)
-            raise IndexCommitError(
-                f"BM25 swap failed ({error}); the knowledge base was restored"
-            ) from error
+        done: list[IndexedStream] = []
+        for stream in streams:
+            try:
+                stream.replace_documents(removed_ids, added, analyzed)
+            except Exception as error:
+                added_ids = [document.id for document in added]
+                for committed in reversed(done):
+                    committed.replace_documents(added_ids, removed_docs)
+                knowledge_base.replace_documents(added_ids, removed_docs)
+                name = "BM25" if isinstance(stream, BM25Stream) else f"stream {stream.name!r}"
+                raise IndexCommitError(
+                    f"{name} swap failed ({error}); the knowledge base was restored"
+                ) from error
+            done.append(stream)
 
 
 def _apply(

@@ -1,7 +1,13 @@
 """RagService: one session's retrieval pipeline (SPEC §7).
 
 It owns an :class:`InMemoryKnowledgeBase` and a :class:`BM25Stream` fused by a HybridRetriever
-(BM25 at 0.6, TF-IDF at 0.4), the documents added through the API, and the session's status.
+(BM25 at 0.6, TF-IDF at 0.4: the ``seed`` pipeline, the default), the documents added through the
+API, and the session's status. ``RagService(pipeline=WORKSPACE)`` adds the code stream
+(:mod:`ragls.service.pipelines`), as the daemon and the CLI do.
+
+The BM25 stream a service builds for itself is unbounded and never expires (SPEC §3: a workspace
+index is not a cache). A caller may pass a bounded one; then :meth:`RagService.get_status` and
+:meth:`RagService.warnings` say how much of the corpus BM25 still covers.
 
 Locking: ``_index_lock`` makes index runs and ``clear()`` one-at-a-time (others wait);
 ``_commit_lock`` is held only while the stores are changed, so adding a document does not wait
@@ -23,7 +29,8 @@ from types import MappingProxyType
 
 from ragls.core.analyzer import SynonymTable
 from ragls.core.bm25 import BM25Stream
-from ragls.core.documents import Document, SearchResult
+from ragls.core.code_stream import CodeStream
+from ragls.core.documents import Document, IndexedStream, RetrievalStream, SearchResult
 from ragls.core.fusion import HybridRetriever
 from ragls.core.knowledge_base import InMemoryKnowledgeBase, KnowledgeBaseStream
 from ragls.core.prompt import render_context_prompt
@@ -35,12 +42,13 @@ from ragls.ingest.indexer import FileIndexer, IndexReport
 from ragls.ingest.limits import Limits
 from ragls.service import chat
 from ragls.service.documents import document_info, new_added_document
-from ragls.service.status import DocumentInfo, IndexProgress, IndexStatus
+from ragls.service.pipelines import SEED, Pipeline, pipeline_named
+from ragls.service.status import DocumentInfo, IndexProgress, IndexStatus, coverage_warnings
 
 log = logging.getLogger(__name__)
 
-BM25_WEIGHT = 0.6
-TFIDF_WEIGHT = 0.4
+BM25_WEIGHT = SEED.bm25
+TFIDF_WEIGHT = SEED.tfidf
 DEFAULT_TOP_K = 5
 
 
@@ -57,17 +65,15 @@ class RagService:
         knowledge_base: InMemoryKnowledgeBase | None = None,
         limits: Limits | None = None,
         indexer: FileIndexer | None = None,
+        pipeline: Pipeline | str = SEED,
     ) -> None:
+        self._pipeline = pipeline_named(pipeline) if isinstance(pipeline, str) else pipeline
         self._knowledge_base = (
             knowledge_base if knowledge_base is not None else InMemoryKnowledgeBase()
         )
-        self._bm25 = bm25 if bm25 is not None else BM25Stream()
-        self._retriever = (
-            HybridRetriever.builder()
-            .stream(self._bm25, BM25_WEIGHT)
-            .stream(KnowledgeBaseStream(self._knowledge_base), TFIDF_WEIGHT)
-            .build()
-        )
+        self._bm25 = bm25 if bm25 is not None else BM25Stream.unbounded()
+        self._code = CodeStream(weights=self._pipeline.fields) if self._pipeline.uses_code else None
+        self._retriever = self.retriever_for(self._pipeline)
         self._index_lock = threading.Lock()
         self._commit_lock = threading.Lock()
         self._added: dict[str, Document] = {}
@@ -111,6 +117,7 @@ class RagService:
                     config,
                     self._knowledge_base,
                     self._bm25,
+                    streams=self._extra_streams(),
                     progress=report,
                     cancelled=cancelled,
                     changed_paths=changed_paths,
@@ -175,6 +182,38 @@ class RagService:
 
     # -- search --------------------------------------------------------------------------------
 
+    @property
+    def pipeline(self) -> Pipeline:
+        return self._pipeline
+
+    def retriever_for(self, pipeline: Pipeline) -> HybridRetriever:
+        """A retriever over this service's stores with ``pipeline``'s weights (the service's
+        own, or another preset to compare with, as ``ragls eval`` does). Raises if the pipeline
+        needs the code stream and this service does not keep one."""
+        streams: list[tuple[RetrievalStream, float]] = []
+        if pipeline.bm25 > 0:
+            streams.append((self._bm25, pipeline.bm25))
+        if pipeline.tfidf > 0:
+            streams.append((KnowledgeBaseStream(self._knowledge_base), pipeline.tfidf))
+        if pipeline.code > 0:
+            if self._code is None:
+                raise InvalidArgumentError(
+                    f"pipeline {pipeline.name!r} needs the code stream, which this service "
+                    f"({self._pipeline.name!r} pipeline) does not keep"
+                )
+            streams.append((self._code.view(pipeline.fields), pipeline.code))
+        return HybridRetriever(streams)
+
+    def _extra_streams(self) -> list[IndexedStream]:
+        return [] if self._code is None else [self._code]
+
+    def warnings(self) -> tuple[str, ...]:
+        """What makes this session's answers incomplete right now (see IndexStatus.warnings).
+        Cheap: the daemon and the CLI attach it to every search answer."""
+        if not self._bm25.bounded:
+            return ()
+        return coverage_warnings(len(self._bm25), len(self._knowledge_base))
+
     def search(self, query: str, top_k: int = DEFAULT_TOP_K) -> list[SearchResult]:
         """Fused results, best first; an empty or blank query gives an empty list."""
         return self._retriever.retrieve(query, top_k)
@@ -203,9 +242,14 @@ class RagService:
         document = new_added_document(content, metadata)
         with self._commit_lock:
             self._knowledge_base.add(document)
+            done: list[IndexedStream] = []
             try:
-                self._bm25.add(document)
+                for stream in (self._bm25, *self._extra_streams()):
+                    stream.add(document)
+                    done.append(stream)
             except BaseException:
+                for stream in done:
+                    stream.remove(document.id)
                 self._knowledge_base.remove(document.id)
                 raise
             self._added[document.id] = document
@@ -232,7 +276,8 @@ class RagService:
             if self._added.pop(document_id, None) is None:
                 return False
             self._knowledge_base.remove(document_id)
-            self._bm25.remove(document_id)
+            for stream in (self._bm25, *self._extra_streams()):
+                stream.remove(document_id)
             return True
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -241,7 +286,8 @@ class RagService:
         """Empty everything (stores, added documents, status); waits for a running index."""
         with self._index_lock, self._commit_lock:
             self._knowledge_base.clear()
-            self._bm25.clear()
+            for stream in (self._bm25, *self._extra_streams()):
+                stream.clear()
             self._added.clear()
             self._indexer.forget()
             self._last_report = None
@@ -261,6 +307,7 @@ class RagService:
             status,
             indexing=self.is_indexing(),
             added_document_count=added,
+            corpus_documents=len(self._knowledge_base),
             bm25_documents=stats.documents,
             bm25_evicted=stats.evicted,
             bm25_expired=stats.expired,
@@ -269,6 +316,8 @@ class RagService:
     def set_synonyms(self, table: SynonymTable | None) -> None:
         """Replace the query-time synonym table (None restores the default of SPEC §2)."""
         self._bm25.synonyms = table
+        if self._code is not None:
+            self._code.synonyms = table
 
     def attach_chat_to(self, agent: object) -> bool:
         """Bind the live corpus to ``agent`` (SPEC §7).

@@ -23,10 +23,12 @@ class IndexStatus:
 
     The first four fields are the seed's; the rest say what a user needs to trust the index:
     the generation number (incremented by every committed index run), whether a run is under way,
-    how many documents were added through the API, what BM25's cap and expiry dropped, which files
-    were skipped and why (counts by reason), the per-file errors of the last committed run, and
-    the error of the last run if it was refused, cancelled or failed (the index it left is the
-    previous generation).
+    how many documents were added through the API, how many documents the corpus holds and how
+    many of them BM25 holds (equal unless a configured cap or expiry dropped some, which
+    :attr:`warnings` then says), what BM25's cap and expiry dropped, which files were skipped
+    and why (counts by reason), the per-file errors of the last committed run, and the error of
+    the last run if it was refused, cancelled or failed (the index it left is the previous
+    generation).
     """
 
     file_count: int = 0
@@ -36,12 +38,30 @@ class IndexStatus:
     generation: int = 0
     indexing: bool = False
     added_document_count: int = 0
+    corpus_documents: int = 0
     bm25_documents: int = 0
     bm25_evicted: int = 0
     bm25_expired: int = 0
     skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     errors: tuple[str, ...] = ()
     last_error: str | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What makes answers incomplete, in words a user can act on (empty when nothing does)."""
+        return coverage_warnings(self.bm25_documents, self.corpus_documents)
+
+
+def coverage_warnings(bm25_documents: int, corpus_documents: int) -> tuple[str, ...]:
+    """The warning every status and search answer carries when BM25 holds fewer documents than
+    the corpus (only a configured ``bm25.maxDocuments`` or ``bm25.ttlSeconds`` can do that)."""
+    if bm25_documents >= corpus_documents:
+        return ()
+    return (
+        f"BM25 covers {bm25_documents:,} of {corpus_documents:,} chunks: the configured "
+        "bm25.maxDocuments or bm25.ttlSeconds dropped the rest, so those are found by the other "
+        "streams only",
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,282 @@
+"""CodeStream: BM25 over identifier sub-tokens with symbol and path fields (SPEC §10).
+
+The third stream of the workspace pipeline. Each document is three fields, each analysed by
+:mod:`ragls.core.identifiers`:
+
+* ``body``: the content's identifiers, whole and split;
+* ``symbol``: metadata ``symbol`` (``Flask.before_request``) and ``kind`` (``method``);
+* ``path``: metadata ``file``'s directories and file stem.
+
+A document's score is the sum over distinct query terms and fields of
+``weight(field) * idf(field, term) * tf * (k1 + 1) / (tf + norm)``: per-field BM25 with its own
+document frequencies, summed with field weights (a BM25F-style field model; the fields are
+scored apart rather than merged into one pseudo term frequency, which keeps every contribution
+bounded on its own and so lets the exact MaxScore pruning of :mod:`ragls.core.pruning` skip
+long postings). The body is length-normalised (``b``); the symbol and path fields are short
+and are not (``norm = k1``). The weights are search-time values (:meth:`CodeStream.view`), so
+variants can be compared over one index; the defaults are the measured ones of
+``docs/retrieval.md``.
+
+All fields share one :class:`~ragls.core.postings.InvertedIndex` (and so one slot space): field
+terms carry a one-character prefix. The stream is a complete index: no capacity, no expiry.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+from ragls.core.analyzer import SynonymTable
+from ragls.core.batches import encode, latest_by_id
+from ragls.core.bm25 import bm25_idf
+from ragls.core.documents import Document, SearchResult
+from ragls.core.identifiers import code_term_counts, code_terms, distinct
+from ragls.core.identifiers import path_terms as split_path
+from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
+from ragls.core.pruning import PruningStats, QueryTerm, top_documents
+from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
+from ragls.errors import InvalidArgumentError
+
+SYMBOL_PREFIX = "\x01"
+PATH_PREFIX = "\x02"
+# A batch of more documents than this is encoded into arrays before the lock.
+ENCODE_FROM_DOCUMENTS = 512
+
+
+@dataclass(frozen=True, slots=True)
+class FieldWeights:
+    """The code stream's free parameters: field weights (0 leaves a field out) and BM25's."""
+
+    body: float = 1.0
+    symbol: float = 1.0
+    path: float = 1.0
+    k1: float = 1.2
+    b: float = 0.75
+
+    def __post_init__(self) -> None:
+        for name in ("body", "symbol", "path", "k1", "b"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InvalidArgumentError(f"field weight {name} must be a number")
+            if not math.isfinite(value) or value < 0:
+                raise InvalidArgumentError(f"field weight {name} must be >= 0, got {value!r}")
+        if self.body == self.symbol == self.path == 0:
+            raise InvalidArgumentError("at least one field weight must be positive")
+        if self.b > 1:
+            raise InvalidArgumentError(f"b must be between 0 and 1, got {self.b!r}")
+
+
+def document_fields(document: Document) -> tuple[Counter[str], float]:
+    """(counts of prefixed field terms, body length) of ``document``."""
+    counts = code_term_counts(document.content)
+    length = float(sum(counts.values()))
+    metadata = document.metadata
+    for value in (metadata.get("symbol"), metadata.get("kind")):
+        if value:
+            for term in code_terms(value):
+                counts[SYMBOL_PREFIX + term] += 1
+    file = metadata.get("file")
+    if file:
+        for term in split_path(file):
+            counts[PATH_PREFIX + term] += 1
+    return counts, length
+
+
+def query_terms(query: str, synonyms: SynonymTable | None) -> list[str]:
+    """The query's distinct code terms, then their synonym partners (SPEC §2 step 4)."""
+    terms = distinct(code_terms(query))
+    table = SynonymTable.default() if synonyms is None else synonyms
+    return table.expand(terms)
+
+
+class CodeStream:
+    """A retrieval stream over identifiers, symbols and paths (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        weights: FieldWeights | None = None,
+        synonyms: SynonymTable | None = None,
+        name: str = "code",
+    ) -> None:
+        self._state = _CodeIndex(synonyms)
+        self._weights = weights or FieldWeights()
+        self._name = name
+        self.last_search = PruningStats()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def weights(self) -> FieldWeights:
+        return self._weights
+
+    @property
+    def synonyms(self) -> SynonymTable | None:
+        return self._state.synonyms
+
+    @synonyms.setter
+    def synonyms(self, table: SynonymTable | None) -> None:
+        self._state.synonyms = table  # shared with every view
+
+    def view(self, weights: FieldWeights, name: str | None = None) -> CodeStream:
+        """A stream over the same index (and synonyms) that scores with other field weights."""
+        other = CodeStream(weights=weights, name=name or self._name)
+        other._state = self._state
+        return other
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def add(self, document: Document) -> None:
+        self.replace_documents((), (document,))
+
+    def remove(self, document_id: str) -> bool:
+        with self._state.lock:
+            return self._state.unindex(document_id)
+
+    def replace_documents(
+        self, remove_ids: Iterable[str], add: Iterable[Document], analyzed: object = None
+    ) -> None:
+        """Remove ``remove_ids`` and add ``add`` as one atomic step (``analyzed`` is the other
+        stores' analysis, which this stream's terms cannot use)."""
+        removals = list(remove_ids)
+        batch = list(latest_by_id(add).values())
+
+        def analysed() -> Iterator[tuple[str, Mapping[str, float], float]]:
+            for document in batch:
+                counts, length = document_fields(document)
+                yield document.id, counts, length
+
+        encoded = encode(analysed()) if len(batch) > ENCODE_FROM_DOCUMENTS else None
+        prepared = [] if encoded is not None else list(analysed())
+        state = self._state
+        with state.lock:
+            for document_id in removals:
+                state.unindex(document_id)
+            for document in batch:
+                state.unindex(document.id)
+                state.documents[document.id] = document
+            if encoded is not None:
+                state.index.add_encoded(encoded)
+            else:
+                state.index.add_many(prepared)
+
+    def clear(self) -> None:
+        with self._state.lock:
+            self._state.documents.clear()
+            self._state.index.clear()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def get(self, document_id: str) -> Document | None:
+        with self._state.lock:
+            return self._state.documents.get(document_id)
+
+    def __len__(self) -> int:
+        with self._state.lock:
+            return len(self._state.documents)
+
+    def __contains__(self, document_id: object) -> bool:
+        return isinstance(document_id, str) and self.get(document_id) is not None
+
+    def search(self, query: str, top_k: int) -> list[SearchResult]:
+        """The ``top_k`` best documents for ``query``, best first; ties broken by id."""
+        check_top_k(top_k, MAX_STREAM_TOP_K)
+        terms = query_terms(check_query(query), self._state.synonyms)
+        if not terms:
+            return []
+        state = self._state
+        with state.lock:
+            index = state.index
+            if len(index) == 0:
+                return []
+            stats = PruningStats()
+            found = top_documents(
+                self._query_terms(terms), index.slot_count, index.dead_slots(), top_k, stats
+            )
+            self.last_search = stats
+            ranked = sorted(
+                ((score, index.id_at(slot)) for score, slot in found),
+                key=lambda item: (-item[0], item[1]),
+            )[:top_k]
+            return [SearchResult(state.documents[doc_id], score) for score, doc_id in ranked]
+
+    def _query_terms(self, terms: list[str]) -> list[QueryTerm]:
+        """Each (term, field) pair with postings, weighted (lock held)."""
+        weights = self._weights
+        index = self._state.index
+        count = len(index)
+        k1 = weights.k1
+        average = index.total_length / count if index.total_length > 0 else 1.0
+        norms = self._state.norms(weights, average)
+        fields = (("", weights.body), (SYMBOL_PREFIX, weights.symbol), (PATH_PREFIX, weights.path))
+        found: list[QueryTerm] = []
+        for term in terms:
+            for prefix, weight in fields:
+                key = prefix + term
+                if weight == 0:
+                    continue
+                parts = index.parts(key)
+                if not parts:
+                    continue
+                scale = weight * bm25_idf(count, index.document_frequency(key)) * (k1 + 1.0)
+                largest, shortest = index.value_bounds(key)
+                if prefix:
+                    bound = scale * largest / (largest + k1)
+
+                    def weigh(
+                        slots: SlotArray, tf: ValueArray, scale: float = scale
+                    ) -> FloatArray:
+                        return scale * tf / (tf + k1)  # type: ignore[no-any-return]
+
+                else:
+                    # The tf part grows with the count and shrinks with the length.
+                    shortest_norm = k1 * (1.0 - weights.b + weights.b * shortest / average)
+                    bound = scale * largest / (largest + shortest_norm)
+
+                    def weigh(
+                        slots: SlotArray, tf: ValueArray, scale: float = scale
+                    ) -> FloatArray:
+                        return scale * tf / (tf + norms[slots])  # type: ignore[no-any-return]
+
+                found.append(QueryTerm(parts, weigh, bound))
+        return found
+
+    def stats(self) -> dict[str, int]:
+        with self._state.lock:
+            index = self._state.index
+            return {"documents": len(index), "terms": index.term_count}
+
+
+class _CodeIndex:
+    """The index, documents and synonyms the views of one code stream share (``lock`` guards
+    the index and documents)."""
+
+    def __init__(self, synonyms: SynonymTable | None) -> None:
+        self.synonyms = synonyms
+        self.lock = threading.Lock()
+        self.documents: dict[str, Document] = {}
+        self.index = InvertedIndex()
+        self._norms: tuple[int, float, float, FloatArray] | None = None
+
+    def unindex(self, document_id: str) -> bool:
+        document = self.documents.pop(document_id, None)
+        if document is None:
+            return False
+        self.index.remove(document_id, lambda: list(document_fields(document)[0]))
+        return True
+
+    def norms(self, weights: FieldWeights, average_length: float) -> FloatArray:
+        """k1 * (1 - b + b * dl / avgdl) of every slot, once per index version and weights."""
+        index = self.index
+        cached = self._norms
+        if cached is None or cached[:3] != (index.version, weights.k1, weights.b):
+            lengths = index.lengths[: index.slot_count]
+            norms = weights.k1 * (1.0 - weights.b + weights.b * lengths / average_length)
+            self._norms = cached = (index.version, weights.k1, weights.b, norms)
+        return cached[3]
+
