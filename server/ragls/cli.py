@@ -1,9 +1,12 @@
-"""The ``ragls`` command line: ``index``, ``search``, ``context`` and ``files`` over a folder.
+"""The ``ragls`` command line: ``index``, ``search``, ``context``, ``files`` and ``eval``.
 
-Each command builds a fresh in-memory session, indexes PATH with the real pipeline and answers.
-Progress and summaries go to stderr; stdout carries only the answer (results, the fenced prompt,
-JSON with ``--json``, or the file list), so the output can be piped. Exit codes: 0 on success,
-2 for bad arguments or a refused source, 130 when interrupted.
+Each command builds a fresh in-memory session, indexes PATH with the workspace pipeline (SPEC
+§10; ``--pipeline seed`` for the seed's) and answers. Progress, summaries and warnings go to
+stderr; stdout carries only the answer (results, the fenced prompt, JSON with ``--json``, one
+JSON line per query with ``--queries``, or the file list), so the output can be piped. JSON
+uses the wire form of protocol.md (``startLine`` as a number). Exit codes: 0 on success, 1 when
+some lines of a ``--queries`` file were invalid (each answered with an ``error``), 2 for bad
+arguments or a refused source, 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from pathlib import Path
 from typing import TextIO
 
 from ragls import __version__
+from ragls.cli_batch import answer_queries
 from ragls.core.documents import SearchResult
 from ragls.errors import RaglsError
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.ingestion import FileIngestionService
+from ragls.service import wire
+from ragls.service.pipelines import PIPELINES, WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.service.status import IndexProgress, IndexStatus
 
@@ -57,7 +63,7 @@ class _ProgressBar:
 
 
 def _index(args: argparse.Namespace) -> tuple[RagService, IndexStatus, float]:
-    service = RagService()
+    service = RagService(pipeline=args.pipeline)
     bar = _ProgressBar(sys.stderr)
     started = time.perf_counter()
     try:
@@ -78,6 +84,7 @@ def _summary(status: IndexStatus, seconds: float) -> str:
     ]
     rows += [(f"skipped: {reason}", str(count)) for reason, count in status.skipped.items()]
     rows += [("errors", str(len(status.errors)))] if status.errors else []
+    rows += [("warning", warning) for warning in status.warnings]
     width = max(len(key) for key, _ in rows)
     return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
 
@@ -91,13 +98,12 @@ def _location(result: SearchResult) -> str:
 
 
 def _result_json(rank: int, result: SearchResult) -> dict[str, object]:
-    return {
-        "rank": rank,
-        "id": result.id,
-        "score": result.score,
-        "metadata": dict(result.metadata),
-        "content": result.content,
-    }
+    return {"rank": rank, **wire.result_json(result)}
+
+
+def _warn(service: RagService) -> None:
+    for warning in service.warnings():
+        print(f"ragls: warning: {warning}", file=sys.stderr)
 
 
 def command_index(args: argparse.Namespace) -> int:
@@ -114,7 +120,13 @@ def command_index(args: argparse.Namespace) -> int:
 
 
 def command_search(args: argparse.Namespace) -> int:
+    if (args.query is None) == (args.queries is None):
+        print("ragls: search needs either QUERY or --queries FILE, not both", file=sys.stderr)
+        return 2
+    if args.queries is not None:
+        return _search_batch(args)
     service, status, seconds = _index(args)
+    _warn(service)
     results = service.search(args.query, args.k)
     if args.json:
         print(json.dumps([_result_json(i, r) for i, r in enumerate(results, 1)], indent=2))
@@ -135,8 +147,25 @@ def command_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _search_batch(args: argparse.Namespace) -> int:
+    try:
+        lines = Path(args.queries).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"ragls: cannot read --queries {args.queries}: {error}", file=sys.stderr)
+        return 2
+    service, status, seconds = _index(args)
+    print(
+        f"indexed {status.file_count} files, {status.chunk_count} chunks in {seconds:.2f}s",
+        file=sys.stderr,
+    )
+    _warn(service)
+    failed = answer_queries(service, lines, args.k, sys.stdout, sys.stderr)
+    return 1 if failed else 0
+
+
 def command_context(args: argparse.Namespace) -> int:
     service, _, _ = _index(args)
+    _warn(service)
     print(service.build_context_prompt(args.query, args.k))
     return 0
 
@@ -175,10 +204,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ragls {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def source(command: argparse.ArgumentParser) -> None:
+    def source(command: argparse.ArgumentParser, *, searched: bool = True) -> None:
         command.add_argument("path", help="the folder to index")
         command.add_argument("--include", action="append", metavar="GLOB", help="only these")
         command.add_argument("--exclude", action="append", metavar="GLOB", help="not these")
+        if not searched:
+            return
+        command.add_argument(
+            "--pipeline",
+            default=WORKSPACE.name,
+            choices=sorted(PIPELINES),
+            help="retrieval pipeline (default workspace; seed = the seed's BM25 + TF-IDF)",
+        )
 
     index = commands.add_parser("index", help="index a folder and print a summary")
     source(index)
@@ -187,7 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = commands.add_parser("search", help="index a folder and search it")
     source(search)
-    search.add_argument("query")
+    search.add_argument("query", nargs="?", help="the query (or --queries)")
+    search.add_argument(
+        "--queries",
+        metavar="FILE",
+        help='a JSON-lines file of {"id", "query", "topK"?}: index once, one JSON line each',
+    )
     search.add_argument("-k", type=int, default=5, help="how many results (1-100, default 5)")
     search.add_argument("--json", action="store_true", help="print results as JSON")
     search.add_argument("--lines", type=int, default=3, help="content lines shown per result")
@@ -217,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=command_serve)
 
     files = commands.add_parser("files", help="list the files that would be ingested")
-    source(files)
+    source(files, searched=False)
     files.set_defaults(run=command_files)
     return parser
 

@@ -74,7 +74,7 @@ class Daemon:
         bm25 = BM25Stream(
             max_documents=options.bm25_max_documents, ttl_seconds=options.bm25_ttl_seconds
         )
-        service = RagService(bm25=bm25, limits=options.limits)
+        service = RagService(bm25=bm25, limits=options.limits, pipeline=options.pipeline)
         service.set_synonyms(options.synonyms)
         return service
 
@@ -180,11 +180,14 @@ class Daemon:
             session.debouncer = None
 
     def apply_options(self, options: DaemonOptions) -> None:
-        """New options: synonyms and debounce at once; limits and selectors on the next run
-        (which is started for watched folders); BM25 cap/expiry for sessions created later."""
+        """New options: synonyms, pipeline and debounce at once; limits and selectors on the
+        next run (which is started for watched folders); BM25 cap/expiry for sessions created
+        later."""
         previous, self.options = self.options, options
         for session in self.sessions():
             session.service.set_synonyms(options.synonyms)
+            if options.pipeline != previous.pipeline:
+                session.service.set_pipeline(options.pipeline)
             session.service.set_limits(options.limits)
             if session.debouncer is not None:
                 session.debouncer.delay = options.debounce_ms / 1000

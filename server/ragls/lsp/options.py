@@ -16,6 +16,7 @@ from ragls.core.analyzer import SynonymTable
 from ragls.errors import InvalidArgumentError
 from ragls.ingest.ignore.defaults import READMITTABLE_DIRS
 from ragls.ingest.limits import Limits
+from ragls.service.pipelines import PIPELINES, WORKSPACE
 
 _LIMIT_KEYS = {
     "maxFileBytes": "max_file_bytes",
@@ -35,6 +36,7 @@ KNOWN_KEYS = frozenset(
         "defaultSkips",
         "limits",
         "bm25",
+        "pipeline",
         "synonyms",
         "debounceMs",
         "rescanIntervalSeconds",
@@ -50,8 +52,10 @@ class DaemonOptions:
     exclude: tuple[str, ...] = ()
     default_skips: frozenset[str] = READMITTABLE_DIRS
     limits: Limits = field(default_factory=Limits.defaults)
-    bm25_max_documents: int = 10_000
-    bm25_ttl_seconds: float = 3600.0
+    # None: BM25 holds every chunk for as long as the index does (SPEC §3).
+    bm25_max_documents: int | None = None
+    bm25_ttl_seconds: float | None = None
+    pipeline: str = WORKSPACE.name
     synonyms: SynonymTable | None = None
     debounce_ms: int = 200
     rescan_interval_seconds: float = 30.0
@@ -105,6 +109,11 @@ def parse_options(
         _parse_limits(raw["limits"], base.limits, changes, errors)
     if "bm25" in raw:
         _parse_bm25(raw["bm25"], changes, errors)
+    if "pipeline" in raw:
+        if isinstance(raw["pipeline"], str) and raw["pipeline"] in PIPELINES:
+            changes["pipeline"] = raw["pipeline"]
+        else:
+            errors.append(f"pipeline must be one of {sorted(PIPELINES)}, got {raw['pipeline']!r}")
     if "synonyms" in raw:
         try:
             changes["synonyms"] = SynonymTable.from_mapping(raw["synonyms"])
@@ -150,12 +159,17 @@ def _parse_bm25(raw: object, changes: dict[str, object], errors: list[str]) -> N
     for key in sorted(set(raw) - {"maxDocuments", "ttlSeconds"}):
         errors.append(f"unknown setting bm25.{key}")
     if "maxDocuments" in raw:
-        count = _integer(raw["maxDocuments"], "bm25.maxDocuments", 1, 10_000_000, errors)
-        if count is not None:
-            changes["bm25_max_documents"] = count
+        if raw["maxDocuments"] is None:
+            changes["bm25_max_documents"] = None
+        else:
+            count = _integer(raw["maxDocuments"], "bm25.maxDocuments", 1, 10_000_000, errors)
+            if count is not None:
+                changes["bm25_max_documents"] = count
     if "ttlSeconds" in raw:
         ttl = raw["ttlSeconds"]
-        if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 < ttl <= 10**9:
-            errors.append("bm25.ttlSeconds must be a positive number")
+        if ttl is None:
+            changes["bm25_ttl_seconds"] = None
+        elif isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 < ttl <= 10**9:
+            errors.append("bm25.ttlSeconds must be a positive number or null")
         else:
             changes["bm25_ttl_seconds"] = float(ttl)

@@ -1,7 +1,7 @@
 """``create_server()``: the pygls server, its lifecycle handlers and its custom methods (SPEC §9).
 
 Each handler is a thin adapter: typed params in (``ragls.lsp.messages``), one call into the
-daemon or a session's service, JSON out (``ragls.lsp.wire``). Every handler that takes a lock
+daemon or a session's service, JSON out (``ragls.service.wire``). Every handler that takes a lock
 runs in pygls' thread pool (``@server.thread()``), index runs on the session's index thread, so
 the event loop never waits and ``rag/status`` and ``$/cancelRequest`` are answered while an
 index runs. Errors: bad params are InvalidParams
@@ -31,7 +31,7 @@ from pygls.lsp.server import LanguageServer
 from ragls import __version__
 from ragls.core.validation import MAX_QUERY_CHARS, MAX_TOP_K
 from ragls.errors import IndexCancelledError, InvalidArgumentError, RaglsError
-from ragls.lsp import wire
+from ragls.service import wire
 from ragls.lsp.daemon import Daemon, DaemonSession
 from ragls.lsp.messages import Params
 from ragls.lsp.options import DaemonOptions, parse_options
@@ -131,6 +131,7 @@ def _status(session: DaemonSession) -> dict[str, Any]:
         "watcher": None
         if watcher is None
         else {"state": watcher.state, "watches": watcher.watch_count, "detail": watcher.detail},
+        "pipeline": session.service.pipeline.name,
         "indexRuns": session.indexer.runs,
         "changedPathRuns": session.indexer.changed_runs,
     }
@@ -218,7 +219,11 @@ def create_server() -> RaglsServer:
         query, top_k = _query(params)
         session = _session(ls, params)
         results = session.service.search(query, top_k)
-        return {"session": session.id, "results": [wire.result_json(r) for r in results]}
+        return {
+            "session": session.id,
+            "results": [wire.result_json(r) for r in results],
+            "warnings": list(session.service.warnings()),
+        }
 
     @server.feature("rag/buildContextPrompt")
     @server.thread()
@@ -227,7 +232,11 @@ def create_server() -> RaglsServer:
         params = Params(raw)
         query, top_k = _query(params)
         session = _session(ls, params)
-        return {"session": session.id, "prompt": session.service.build_context_prompt(query, top_k)}
+        return {
+            "session": session.id,
+            "prompt": session.service.build_context_prompt(query, top_k),
+            "warnings": list(session.service.warnings()),
+        }
 
     @server.feature("rag/index")
     async def index(ls: RaglsServer, raw: Any) -> dict[str, Any]:

@@ -72,7 +72,11 @@ class RagService:
             knowledge_base if knowledge_base is not None else InMemoryKnowledgeBase()
         )
         self._bm25 = bm25 if bm25 is not None else BM25Stream.unbounded()
-        self._code = CodeStream(weights=self._pipeline.fields) if self._pipeline.uses_code else None
+        self._code = (
+            CodeStream(weights=self._pipeline.fields, synonyms=self._bm25.synonyms)
+            if self._pipeline.uses_code
+            else None
+        )
         self._retriever = self.retriever_for(self._pipeline)
         self._index_lock = threading.Lock()
         self._commit_lock = threading.Lock()
@@ -201,8 +205,28 @@ class RagService:
                     f"pipeline {pipeline.name!r} needs the code stream, which this service "
                     f"({self._pipeline.name!r} pipeline) does not keep"
                 )
-            streams.append((self._code.view(pipeline.fields), pipeline.code))
+            code = self._code
+            if code.weights != pipeline.fields:
+                code = code.view(pipeline.fields)
+            streams.append((code, pipeline.code))
         return HybridRetriever(streams)
+
+    def set_pipeline(self, pipeline: Pipeline | str) -> None:
+        """Search with another pipeline from now on. A code stream it needs is built from the
+        documents the knowledge base holds (nothing is re-read); one it no longer needs is
+        dropped. Waits for a running index run."""
+        chosen = pipeline_named(pipeline) if isinstance(pipeline, str) else pipeline
+        with self._index_lock, self._commit_lock:
+            if chosen.uses_code and self._code is None:
+                code = CodeStream(weights=chosen.fields, synonyms=self._bm25.synonyms)
+                code.replace_documents((), self._knowledge_base.list())
+                self._code = code
+            elif not chosen.uses_code:
+                self._code = None
+            elif self._code is not None and self._code.weights != chosen.fields:
+                self._code = self._code.view(chosen.fields)
+            self._pipeline = chosen
+            self._retriever = self.retriever_for(chosen)
 
     def _extra_streams(self) -> list[IndexedStream]:
         return [] if self._code is None else [self._code]

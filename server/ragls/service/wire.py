@@ -1,4 +1,5 @@
-"""Service values as JSON for the wire (camelCase keys, SPEC §9 and protocol.md)."""
+"""Service values as JSON (camelCase keys, numbers as numbers): the one wire form the daemon,
+the CLI's JSON output and the MCP server share (SPEC §9 and protocol.md)."""
 
 from __future__ import annotations
 
@@ -59,12 +60,14 @@ def status_json(
         "generation": status.generation,
         "indexing": status.indexing,
         "addedDocumentCount": status.added_document_count,
+        "corpusDocuments": status.corpus_documents,
         "bm25Documents": status.bm25_documents,
         "bm25Evicted": status.bm25_evicted,
         "bm25Expired": status.bm25_expired,
         "skipped": dict(status.skipped),
         "errors": list(status.errors),
         "lastError": status.last_error,
+        "warnings": list(status.warnings),
     }
     if extra:
         out.update(extra)
