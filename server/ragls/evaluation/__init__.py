@@ -1,0 +1,1 @@
+"""``ragls eval``: retrieval measured on a repository's own commit history (service layer)."""
