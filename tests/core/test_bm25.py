@@ -198,3 +198,25 @@ def test_concurrent_readers_never_see_half_a_replace() -> None:
     assert observed, "readers ran no search"
     mixed = [seen for seen in observed if seen not in (ids_a, ids_b)]
     assert mixed == []
+
+
+def test_an_unbounded_stream_keeps_the_first_of_many_documents(clock: FakeClock) -> None:
+    stream = BM25Stream.unbounded(clock=clock)
+    stream.add(doc("first", "zebracorn grazing"))
+    stream.replace_documents((), [doc(f"d{i}", f"filler text number{i}") for i in range(10_500)])
+    assert len(stream) == 10_501
+    assert [r.id for r in stream.search("zebracorn", 5)] == ["first"]
+    assert stream.stats().evicted == 0
+
+
+def test_an_unbounded_stream_never_expires(clock: FakeClock) -> None:
+    stream = BM25Stream.unbounded(clock=clock)
+    stream.add(doc("old", "quokka burrow"))
+    clock.advance(2 * 3600)
+    assert [r.id for r in stream.search("quokka", 5)] == ["old"]
+    assert not stream.bounded and stream.stats().expired == 0
+
+
+def test_the_seed_defaults_stay_bounded() -> None:
+    stream = BM25Stream()
+    assert (stream.max_documents, stream.ttl_seconds, stream.bounded) == (10_000, 3600.0, True)

@@ -150,10 +150,16 @@ class BM25Stream:
 
     @classmethod
     def unbounded(
-        cls, *, synonyms: SynonymTable | None = None, name: str = "bm25"
+        cls,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        synonyms: SynonymTable | None = None,
+        name: str = "bm25",
     ) -> BM25Stream:
         """A stream with no capacity and no expiry: every document stays until removed."""
-        return cls(max_documents=None, ttl_seconds=None, synonyms=synonyms, name=name)
+        return cls(
+            max_documents=None, ttl_seconds=None, clock=clock, synonyms=synonyms, name=name
+        )
 
     @property
     def name(self) -> str:

@@ -118,16 +118,26 @@ class EvalReport:
 Progress = Callable[[str], None]
 
 
-def evaluate_repository(
-    repository: Path,
-    pipelines: Sequence[Pipeline],
-    settings: EvalSettings = EvalSettings(),
-    progress: Progress | None = None,
-) -> EvalReport:
-    """Run the evaluation of the module docstring on the git repository at ``repository``."""
+@dataclass
+class Corpus:
+    """A base tree indexed by a workspace service, and the queries of its window."""
+
+    repository: str
+    rev: str
+    base: str
+    commits_seen: int
+    service: RagService
+    status: IndexStatus
+    index_seconds: float
+    queries: list[Query]
+
+
+def prepare_corpus(
+    repository: Path, settings: EvalSettings = EvalSettings(), progress: Progress | None = None
+) -> Corpus:
+    """Read the window, index the base tree (exported to a temporary folder, removed once
+    indexed: the stores keep the text) and select the queries."""
     say = progress or (lambda message: None)
-    if not pipelines:
-        raise InvalidArgumentError("eval needs at least one pipeline")
     rev = resolve(repository, settings.rev)
     if not rev:
         raise InvalidArgumentError(f"rev {settings.rev!r} is not a commit of {repository}")
@@ -145,26 +155,48 @@ def evaluate_repository(
         started = time.perf_counter()
         status = service.index_directory(tree)
         index_seconds = time.perf_counter() - started
-        say(
-            f"indexed {status.file_count} files, {status.chunk_count} chunks "
-            f"in {index_seconds:.1f}s"
+    say(f"indexed {status.file_count} files, {status.chunk_count} chunks in {index_seconds:.1f}s")
+    queries = qualifying_queries(
+        repository,
+        commits,
+        set(service.indexed_files()),
+        max_files=settings.max_files,
+        limit=settings.max_queries,
+    )
+    if not queries:
+        raise InvalidArgumentError(
+            f"no commit of the {len(commits)} in the window qualifies as a query "
+            "(see `ragls eval --help`); try a larger --window"
         )
-        indexed = set(service.indexed_files())
-        queries = qualifying_queries(
-            repository, commits, indexed, max_files=settings.max_files, limit=settings.max_queries
-        )
-        if not queries:
-            raise InvalidArgumentError(
-                f"no commit of the {len(commits)} in the window qualifies as a query "
-                "(see `ragls eval --help`); try a larger --window"
-            )
-        say(f"{len(queries)} queries")
-        report = EvalReport(
-            str(repository), rev, base, len(commits), queries, status, index_seconds
-        )
-        for pipeline in pipelines:
-            report.scores.append(score_pipeline(service, pipeline, queries, settings))
-            say(f"{pipeline.name}: MRR@10 {report.scores[-1].summary['mrr@10'].mean:.3f}")
+    say(f"{len(queries)} queries")
+    return Corpus(
+        str(repository), rev, base, len(commits), service, status, index_seconds, queries
+    )
+
+
+def evaluate_repository(
+    repository: Path,
+    pipelines: Sequence[Pipeline],
+    settings: EvalSettings = EvalSettings(),
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Run the evaluation of the module docstring on the git repository at ``repository``."""
+    if not pipelines:
+        raise InvalidArgumentError("eval needs at least one pipeline")
+    corpus = prepare_corpus(repository, settings, progress)
+    report = EvalReport(
+        corpus.repository,
+        corpus.rev,
+        corpus.base,
+        corpus.commits_seen,
+        corpus.queries,
+        corpus.status,
+        corpus.index_seconds,
+    )
+    for pipeline in pipelines:
+        report.scores.append(score_pipeline(corpus.service, pipeline, corpus.queries, settings))
+        if progress is not None:
+            progress(f"{pipeline.name}: MRR@10 {report.scores[-1].summary['mrr@10'].mean:.3f}")
     baseline = report.scores[0]
     for scores in report.scores[1:]:
         scores.versus_baseline = paired_difference(

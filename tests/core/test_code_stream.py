@@ -1,0 +1,183 @@
+"""The code stream: names found by their parts, definitions above callers, exact scores."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from ragls.core import pruning
+from ragls.core.bm25 import bm25_idf
+from ragls.core.code_stream import (
+    PATH_PREFIX,
+    SYMBOL_PREFIX,
+    CodeStream,
+    FieldWeights,
+    document_fields,
+    query_terms,
+)
+from ragls.core.documents import Document
+from ragls.errors import InvalidArgumentError
+
+
+def chunk(doc_id: str, content: str, file: str, symbol: str = "", kind: str = "") -> Document:
+    metadata = {"file": file}
+    if symbol:
+        metadata |= {"symbol": symbol, "kind": kind}
+    return Document(doc_id, content, metadata)
+
+
+def corpus() -> list[Document]:
+    return [
+        chunk(
+            "app.py:10-14",
+            "def before_request(self, f):\n    self.before_request_funcs.append(f)\n    return f",
+            "src/flask/app.py",
+            "Flask.before_request",
+            "method",
+        ),
+        chunk(
+            "ctx.py:1-6",
+            "def push(self):\n    for func in app.before_request_funcs:\n        func()\n"
+            "    app.before_request(setup)\n    app.before_request(teardown)",
+            "src/flask/ctx.py",
+            "RequestContext.push",
+            "method",
+        ),
+        chunk(
+            "z.py:1-2",
+            "value = zebracorn_frobnicator(previousResultId)",
+            "lib/z.py",
+        ),
+        chunk(
+            "other.py:1-2",
+            "def unrelated():\n    return 42",
+            "lib/other.py",
+            "unrelated",
+            "function",
+        ),
+    ]
+
+
+def ids(stream: CodeStream, query: str) -> list[str]:
+    return [r.id for r in stream.search(query, 10)]
+
+
+@pytest.fixture
+def stream() -> CodeStream:
+    stream = CodeStream()
+    stream.replace_documents((), corpus())
+    return stream
+
+
+def test_a_part_of_a_snake_case_name_finds_it(stream: CodeStream) -> None:
+    assert ids(stream, "frobnicator") == ["z.py:1-2"]
+
+
+def test_words_find_a_camel_case_name(stream: CodeStream) -> None:
+    assert ids(stream, "previous result id") == ["z.py:1-2"]
+
+
+def test_the_definition_ranks_above_its_callers(stream: CodeStream) -> None:
+    # The caller mentions before_request more often; the symbol field decides.
+    assert ids(stream, "before_request")[:2] == ["app.py:10-14", "ctx.py:1-6"]
+
+
+def test_the_path_is_searched(stream: CodeStream) -> None:
+    assert ids(stream, "ctx")[0] == "ctx.py:1-6"
+
+
+def test_a_field_weighted_zero_is_left_out(stream: CodeStream) -> None:
+    no_path = stream.view(FieldWeights(body=1.0, symbol=1.0, path=0.0))
+    assert ids(no_path, "src") == []
+    assert set(ids(stream, "src")) == {"app.py:10-14", "ctx.py:1-6"}
+
+
+def test_views_share_the_index(stream: CodeStream) -> None:
+    view = stream.view(FieldWeights(symbol=5.0))
+    stream.add(chunk("new.py:1-1", "quokka = 1", "new.py"))
+    assert ids(view, "quokka") == ["new.py:1-1"]
+    assert stream.remove("new.py:1-1") and ids(view, "quokka") == []
+
+
+def test_replace_swaps_a_generation(stream: CodeStream) -> None:
+    stream.replace_documents(["z.py:1-2"], [chunk("y.py:1-1", "wombat_counter = 0", "y.py")])
+    assert ids(stream, "frobnicator") == []
+    assert ids(stream, "wombat") == ["y.py:1-1"]
+    assert len(stream) == 4
+
+
+@pytest.mark.parametrize("bad", [{"body": -1.0}, {"b": 1.5}, {"body": 0, "symbol": 0, "path": 0}])
+def test_bad_weights_are_refused(bad: dict[str, float]) -> None:
+    with pytest.raises(InvalidArgumentError):
+        FieldWeights(**bad)
+
+
+# -- exact scores ---------------------------------------------------------------------------
+
+NAMES = [
+    f"{a}_{b}"
+    for a in ("get", "set", "load", "parse", "render")
+    for b in ("user", "row", "cache", "token")
+]
+
+
+def _random_corpus(count: int, seed: int) -> list[Document]:
+    rng = random.Random(seed)
+    documents = []
+    for i in range(count):
+        words = " ".join(rng.choices(NAMES, k=rng.randint(1, 30)))
+        symbol = rng.choice(NAMES)
+        documents.append(
+            chunk(f"d{i:05d}", words, f"pkg{i % 7}/{rng.choice(NAMES)}.py", symbol, "function")
+        )
+    return documents
+
+
+def reference(
+    documents: list[Document], query: str, weights: FieldWeights
+) -> list[tuple[str, float]]:
+    fields = {d.id: document_fields(d) for d in documents}
+    average = sum(length for _, length in fields.values()) / len(documents)
+    scores: dict[str, float] = Counter()
+    for term in query_terms(query, None):
+        for prefix, weight in (
+            ("", weights.body),
+            (SYMBOL_PREFIX, weights.symbol),
+            (PATH_PREFIX, weights.path),
+        ):
+            key = prefix + term
+            holders = {i: counts[key] for i, (counts, _) in fields.items() if counts[key]}
+            if not holders or not weight:
+                continue
+            idf = bm25_idf(len(documents), len(holders))
+            for doc_id, tf in holders.items():
+                length = fields[doc_id][1]
+                norm = (
+                    weights.k1 * (1 - weights.b + weights.b * length / average)
+                    if not prefix
+                    else weights.k1
+                )
+                scores[doc_id] += weight * idf * tf * (weights.k1 + 1) / (tf + norm)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:10]
+
+
+def test_pruned_scores_equal_the_formula_over_every_document(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pruning, "CHECK_MIN_POSTINGS", 1)
+    documents = _random_corpus(1_200, seed=1)
+    weights = FieldWeights(body=1.0, symbol=2.0, path=0.5, k1=1.1, b=0.6)
+    stream = CodeStream(weights=weights)
+    stream.replace_documents((), documents)
+    rng = random.Random(2)
+    pruned = 0
+    for _ in range(40):
+        query = " ".join(rng.choices(NAMES + ["user", "cache", "pkg3"], k=rng.randint(1, 4)))
+        found = [(r.id, r.score) for r in stream.search(query, 10)]
+        expected = reference(documents, query, weights)
+        assert [i for i, _ in found] == [i for i, _ in expected]
+        assert [s for _, s in found] == pytest.approx([s for _, s in expected], rel=1e-5)
+        pruned += stream.last_search.pruned
+    assert pruned > 0
