@@ -20,12 +20,12 @@ from ragls.evaluation.run import Corpus, EvalSettings, prepare_corpus, score_pip
 from ragls.service.pipelines import PIPELINES, WORKSPACE, Pipeline
 
 
-def field_grid() -> list[Pipeline]:
+def field_grid(
+    symbols: list[float], paths: list[float], bs: list[float], k1s: list[float]
+) -> list[Pipeline]:
     """The code stream alone, over field weights and BM25 parameters."""
     candidates = []
-    for symbol, path, b, k1 in itertools.product(
-        (0.5, 1.0, 2.0, 3.0), (0.5, 1.0, 2.0, 3.0), (0.5, 0.75, 0.9), (0.9, 1.2, 1.6)
-    ):
+    for symbol, path, b, k1 in itertools.product(symbols, paths, bs, k1s):
         fields = FieldWeights(body=1.0, symbol=symbol, path=path, k1=k1, b=b)
         name = f"code s={symbol} p={path} b={b} k1={k1}"
         candidates.append(Pipeline(name, name, code=1.0, fields=fields))
@@ -48,7 +48,7 @@ def fusion_grid(fields: FieldWeights) -> list[Pipeline]:
 
 
 def final_grid() -> list[Pipeline]:
-    return [PIPELINES[name] for name in ("seed", "bm25", "code-split", "code", "workspace")]
+    return [PIPELINES[name] for name in ("seed", "bm25", "tfidf", "code-split", "fused", "workspace")]
 
 
 def main() -> int:
@@ -57,6 +57,11 @@ def main() -> int:
     parser.add_argument("--grid", choices=("fields", "fusion", "final"), default="final")
     parser.add_argument("--window", type=int, default=400)
     parser.add_argument("--max-queries", type=int, default=300)
+    numbers = lambda text: [float(x) for x in text.split(",")]  # noqa: E731
+    parser.add_argument("--symbols", type=numbers, default=[0.5, 1.0, 2.0, 3.0])
+    parser.add_argument("--paths", type=numbers, default=[0.5, 1.0, 2.0, 3.0])
+    parser.add_argument("--bs", type=numbers, default=[0.5, 0.75, 0.9])
+    parser.add_argument("--k1s", type=numbers, default=[0.9, 1.2, 1.6])
     parser.add_argument("--symbol", type=float, default=WORKSPACE.fields.symbol)
     parser.add_argument("--path", type=float, default=WORKSPACE.fields.path)
     parser.add_argument("--b", type=float, default=WORKSPACE.fields.b)
@@ -68,7 +73,7 @@ def main() -> int:
         corpora.append(prepare_corpus(repository, settings, lambda line: print(line, file=sys.stderr)))
     fields = FieldWeights(symbol=args.symbol, path=args.path, b=args.b, k1=args.k1)
     if args.grid == "fields":
-        candidates = field_grid()
+        candidates = field_grid(args.symbols, args.paths, args.bs, args.k1s)
     elif args.grid == "fusion":
         candidates = fusion_grid(fields)
     else:

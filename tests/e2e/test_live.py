@@ -38,18 +38,19 @@ async def wait_for_files(client: LanguageClient, query: str, expected: set[str])
 async def test_create_modify_delete_rename_and_atomic_save(
     client: LanguageClient, workspace: Path
 ) -> None:
-    new = workspace / "src" / "quokka.py"
+    # File names that share no word with the contents: the workspace pipeline searches paths.
+    new = workspace / "src" / "animals.py"
     new.write_text("def count():\n    return 'quokka'\n")
-    await wait_for_files(client, "quokka", {"src/quokka.py"})
+    await wait_for_files(client, "quokka", {"src/animals.py"})
 
     new.write_text("def count():\n    return 'wombat'\n")
-    await wait_for_files(client, "wombat", {"src/quokka.py"})
+    await wait_for_files(client, "wombat", {"src/animals.py"})
     await wait_for_files(client, "quokka", set())
 
-    new.rename(workspace / "docs" / "wombat.py")
-    await wait_for_files(client, "wombat", {"docs/wombat.py"})
+    new.rename(workspace / "docs" / "zoo.py")
+    await wait_for_files(client, "wombat", {"docs/zoo.py"})
 
-    (workspace / "docs" / "wombat.py").unlink()
+    (workspace / "docs" / "zoo.py").unlink()
     await wait_for_files(client, "wombat", set())
 
     # An editor's atomic save: write a temporary file, then rename it over the original.

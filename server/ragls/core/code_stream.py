@@ -4,7 +4,10 @@ The third stream of the workspace pipeline. Each document is three fields, each 
 :mod:`ragls.core.identifiers`:
 
 * ``body``: the content's identifiers, whole and split;
-* ``symbol``: metadata ``symbol`` (``Flask.before_request``) and ``kind`` (``method``);
+* ``symbol``: metadata ``symbol`` (``Flask.before_request``) and ``kind`` (``method``) of code
+  chunks. A Markdown section's heading path is not a symbol field: the heading is already in
+  the section's text, and counting it twice put README sections above the code a query was
+  about (measured: mean MRR@10 over six repositories 0.527 with it, 0.563 without);
 * ``path``: metadata ``file``'s directories and file stem.
 
 A document's score is the sum over distinct query terms and fields of
@@ -41,6 +44,8 @@ from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
 
 SYMBOL_PREFIX = "\x01"
+# Chunks of source code carry metadata format "code" (ragls.ingest.formats.DocumentFormat.CODE).
+CODE_FORMAT = "code"
 PATH_PREFIX = "\x02"
 # A batch of more documents than this is encoded into arrays before the lock.
 ENCODE_FROM_DOCUMENTS = 512
@@ -74,10 +79,11 @@ def document_fields(document: Document) -> tuple[Counter[str], float]:
     counts = code_term_counts(document.content)
     length = float(sum(counts.values()))
     metadata = document.metadata
-    for value in (metadata.get("symbol"), metadata.get("kind")):
-        if value:
-            for term in code_terms(value):
-                counts[SYMBOL_PREFIX + term] += 1
+    if metadata.get("format", CODE_FORMAT) == CODE_FORMAT:
+        for value in (metadata.get("symbol"), metadata.get("kind")):
+            if value:
+                for term in code_terms(value):
+                    counts[SYMBOL_PREFIX + term] += 1
     file = metadata.get("file")
     if file:
         for term in split_path(file):

@@ -37,7 +37,7 @@ from ragls.evaluation.metrics import (
     ranked_files,
     summarize,
 )
-from ragls.service.pipelines import WORKSPACE, Pipeline
+from ragls.service.pipelines import PIPELINES, WORKSPACE, Pipeline
 from ragls.service.rag_service import RagService
 from ragls.service.status import IndexStatus
 
@@ -151,7 +151,7 @@ def prepare_corpus(
         tree = Path(folder) / "tree"
         tree.mkdir()
         export_tree(repository, base, tree)
-        service = RagService(pipeline=WORKSPACE)
+        service = RagService(pipeline=WORKSPACE, also_serve=list(PIPELINES.values()))
         started = time.perf_counter()
         status = service.index_directory(tree)
         index_seconds = time.perf_counter() - started

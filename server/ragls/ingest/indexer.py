@@ -109,7 +109,7 @@ class FileIndexer:
         self,
         config: KnowledgeSourceConfig,
         knowledge_base: KnowledgeBase,
-        bm25: BM25Stream,
+        bm25: BM25Stream | None,
         *,
         streams: Sequence[IndexedStream] = (),
         progress: ProgressCallback | None = None,
@@ -119,7 +119,8 @@ class FileIndexer:
     ) -> IndexReport:
         """One run; see the module docstring for its guarantees. ``commit_lock`` is held only
         while the stores are swapped (the service uses it to order commits with added documents).
-        ``streams`` are swapped after BM25, in order, with the same undo.
+        ``streams`` are swapped after BM25 (None: a pipeline without one), in order, with the
+        same undo.
         """
         root = config.path
         if not root.is_dir():
@@ -180,7 +181,12 @@ class FileIndexer:
         analyzed = analyze_documents(added) if len(added) > INCREMENTAL_MAX_DOCUMENTS else None
         with commit_lock if commit_lock is not None else nullcontext():
             self._commit(
-                knowledge_base, [bm25, *streams], removed_ids, added, removed_docs, analyzed
+                knowledge_base,
+                [*([bm25] if bm25 is not None else []), *streams],
+                removed_ids,
+                added,
+                removed_docs,
+                analyzed,
             )
         self._root, self._records = root, staged
         return IndexReport(

@@ -25,6 +25,7 @@ from ragls.lsp.debounce import Debouncer
 from ragls.lsp.options import DaemonOptions
 from ragls.lsp.scheduler import IndexJob, SessionIndexer
 from ragls.lsp.watcher import WorkspaceWatcher
+from ragls.service.pipelines import pipeline_named
 from ragls.service.rag_service import RagService
 from ragls.service.sessions import SessionManager
 from ragls.service.status import IndexStatus
@@ -71,10 +72,13 @@ class Daemon:
 
     def _new_service(self) -> RagService:
         options = self.options
-        bm25 = BM25Stream(
-            max_documents=options.bm25_max_documents, ttl_seconds=options.bm25_ttl_seconds
-        )
-        service = RagService(bm25=bm25, limits=options.limits, pipeline=options.pipeline)
+        pipeline = pipeline_named(options.pipeline)
+        bm25 = None  # the service builds what its pipeline needs: unbounded (SPEC §3)
+        if pipeline.bm25 > 0:
+            bm25 = BM25Stream(
+                max_documents=options.bm25_max_documents, ttl_seconds=options.bm25_ttl_seconds
+            )
+        service = RagService(bm25=bm25, limits=options.limits, pipeline=pipeline)
         service.set_synonyms(options.synonyms)
         return service
 

@@ -52,6 +52,10 @@ TFIDF_WEIGHT = SEED.tfidf
 DEFAULT_TOP_K = 5
 
 
+def _chosen(pipeline: Pipeline | str) -> Pipeline:
+    return pipeline_named(pipeline) if isinstance(pipeline, str) else pipeline
+
+
 class RagService:
     """Search, context prompts and document management over one session's corpus."""
 
@@ -66,17 +70,23 @@ class RagService:
         limits: Limits | None = None,
         indexer: FileIndexer | None = None,
         pipeline: Pipeline | str = SEED,
+        also_serve: Sequence[Pipeline] = (),
     ) -> None:
-        self._pipeline = pipeline_named(pipeline) if isinstance(pipeline, str) else pipeline
+        """``pipeline`` is what :meth:`search` uses; the service keeps the streams it needs,
+        plus those of ``also_serve`` (pipelines to compare with through :meth:`retriever_for`,
+        as ``ragls eval`` does). A ``bm25`` passed in is kept whatever the pipeline."""
+        self._pipeline = _chosen(pipeline)
         self._knowledge_base = (
             knowledge_base if knowledge_base is not None else InMemoryKnowledgeBase()
         )
-        self._bm25 = bm25 if bm25 is not None else BM25Stream.unbounded()
-        self._code = (
-            CodeStream(weights=self._pipeline.fields, synonyms=self._bm25.synonyms)
-            if self._pipeline.uses_code
-            else None
-        )
+        served = [self._pipeline, *also_serve]
+        self._synonyms: SynonymTable | None = None
+        self._bm25 = bm25
+        if bm25 is None and any(p.bm25 > 0 for p in served):
+            self._bm25 = BM25Stream.unbounded()
+        self._code = None
+        if any(p.uses_code for p in served):
+            self._code = CodeStream(weights=self._pipeline.fields)
         self._retriever = self.retriever_for(self._pipeline)
         self._index_lock = threading.Lock()
         self._commit_lock = threading.Lock()
@@ -120,8 +130,8 @@ class RagService:
                 result = self._indexer.index(
                     config,
                     self._knowledge_base,
-                    self._bm25,
-                    streams=self._extra_streams(),
+                    None,
+                    streams=self._streams(),
                     progress=report,
                     cancelled=cancelled,
                     changed_paths=changed_paths,
@@ -212,29 +222,35 @@ class RagService:
         return HybridRetriever(streams)
 
     def set_pipeline(self, pipeline: Pipeline | str) -> None:
-        """Search with another pipeline from now on. A code stream it needs is built from the
-        documents the knowledge base holds (nothing is re-read); one it no longer needs is
-        dropped. Waits for a running index run."""
-        chosen = pipeline_named(pipeline) if isinstance(pipeline, str) else pipeline
+        """Search with another pipeline from now on. A stream it needs that the service does
+        not keep is built from the documents the knowledge base holds (nothing is re-read);
+        one it no longer needs is dropped. Waits for a running index run."""
+        chosen = _chosen(pipeline)
         with self._index_lock, self._commit_lock:
+            documents = None
+            if chosen.bm25 > 0 and self._bm25 is None:
+                documents = self._knowledge_base.list()
+                self._bm25 = BM25Stream.unbounded(synonyms=self._synonyms)
+                self._bm25.replace_documents((), documents)
+            elif chosen.bm25 == 0:
+                self._bm25 = None
             if chosen.uses_code and self._code is None:
-                code = CodeStream(weights=chosen.fields, synonyms=self._bm25.synonyms)
-                code.replace_documents((), self._knowledge_base.list())
-                self._code = code
+                documents = documents if documents is not None else self._knowledge_base.list()
+                self._code = CodeStream(weights=chosen.fields, synonyms=self._synonyms)
+                self._code.replace_documents((), documents)
             elif not chosen.uses_code:
                 self._code = None
-            elif self._code is not None and self._code.weights != chosen.fields:
-                self._code = self._code.view(chosen.fields)
             self._pipeline = chosen
             self._retriever = self.retriever_for(chosen)
 
-    def _extra_streams(self) -> list[IndexedStream]:
-        return [] if self._code is None else [self._code]
+    def _streams(self) -> list[IndexedStream]:
+        """The streams that keep their own copy of the corpus, beside the knowledge base."""
+        return [stream for stream in (self._bm25, self._code) if stream is not None]
 
     def warnings(self) -> tuple[str, ...]:
         """What makes this session's answers incomplete right now (see IndexStatus.warnings).
         Cheap: the daemon and the CLI attach it to every search answer."""
-        if not self._bm25.bounded:
+        if self._bm25 is None or not self._bm25.bounded or self._pipeline.bm25 == 0:
             return ()
         return coverage_warnings(len(self._bm25), len(self._knowledge_base))
 
@@ -268,7 +284,7 @@ class RagService:
             self._knowledge_base.add(document)
             done: list[IndexedStream] = []
             try:
-                for stream in (self._bm25, *self._extra_streams()):
+                for stream in self._streams():
                     stream.add(document)
                     done.append(stream)
             except BaseException:
@@ -300,7 +316,7 @@ class RagService:
             if self._added.pop(document_id, None) is None:
                 return False
             self._knowledge_base.remove(document_id)
-            for stream in (self._bm25, *self._extra_streams()):
+            for stream in self._streams():
                 stream.remove(document_id)
             return True
 
@@ -310,7 +326,7 @@ class RagService:
         """Empty everything (stores, added documents, status); waits for a running index."""
         with self._index_lock, self._commit_lock:
             self._knowledge_base.clear()
-            for stream in (self._bm25, *self._extra_streams()):
+            for stream in self._streams():
                 stream.clear()
             self._added.clear()
             self._indexer.forget()
@@ -323,7 +339,8 @@ class RagService:
 
     def get_status(self) -> IndexStatus:
         """The status of the last committed run, with live document counts."""
-        stats = self._bm25.stats()
+        bm25 = self._bm25
+        stats = bm25.stats() if bm25 is not None and self._pipeline.bm25 > 0 else None
         status = self._status
         with self._commit_lock:
             added = len(self._added)
@@ -332,16 +349,17 @@ class RagService:
             indexing=self.is_indexing(),
             added_document_count=added,
             corpus_documents=len(self._knowledge_base),
-            bm25_documents=stats.documents,
-            bm25_evicted=stats.evicted,
-            bm25_expired=stats.expired,
+            bm25_documents=None if stats is None else stats.documents,
+            bm25_evicted=0 if stats is None else stats.evicted,
+            bm25_expired=0 if stats is None else stats.expired,
         )
 
     def set_synonyms(self, table: SynonymTable | None) -> None:
         """Replace the query-time synonym table (None restores the default of SPEC §2)."""
-        self._bm25.synonyms = table
-        if self._code is not None:
-            self._code.synonyms = table
+        self._synonyms = table
+        for stream in (self._bm25, self._code):
+            if stream is not None:
+                stream.synonyms = table
 
     def attach_chat_to(self, agent: object) -> bool:
         """Bind the live corpus to ``agent`` (SPEC §7).

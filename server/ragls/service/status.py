@@ -39,7 +39,7 @@ class IndexStatus:
     indexing: bool = False
     added_document_count: int = 0
     corpus_documents: int = 0
-    bm25_documents: int = 0
+    bm25_documents: int | None = 0  # None: the session's pipeline has no BM25 stream
     bm25_evicted: int = 0
     bm25_expired: int = 0
     skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
@@ -52,10 +52,10 @@ class IndexStatus:
         return coverage_warnings(self.bm25_documents, self.corpus_documents)
 
 
-def coverage_warnings(bm25_documents: int, corpus_documents: int) -> tuple[str, ...]:
+def coverage_warnings(bm25_documents: int | None, corpus_documents: int) -> tuple[str, ...]:
     """The warning every status and search answer carries when BM25 holds fewer documents than
     the corpus (only a configured ``bm25.maxDocuments`` or ``bm25.ttlSeconds`` can do that)."""
-    if bm25_documents >= corpus_documents:
+    if bm25_documents is None or bm25_documents >= corpus_documents:
         return ()
     return (
         f"BM25 covers {bm25_documents:,} of {corpus_documents:,} chunks: the configured "
