@@ -19,7 +19,8 @@ def nvim() -> str:
     return found
 
 
-def test_the_neovim_plugin_end_to_end(tmp_path: Path) -> None:
+def run_script(tmp_path: Path, script: str) -> str:
+    """Run one Lua test script in headless Neovim against the real daemon; its report."""
     workspace = make_tree(
         tmp_path / "project",
         {
@@ -43,7 +44,7 @@ def test_the_neovim_plugin_end_to_end(tmp_path: Path) -> None:
             "--cmd",
             f"set rtp+={PLUGIN}",
             "-l",
-            str(PLUGIN / "tests" / "test_plugin.lua"),
+            str(PLUGIN / "tests" / script),
             sys.executable,
             str(workspace),
         ],
@@ -56,4 +57,14 @@ def test_the_neovim_plugin_end_to_end(tmp_path: Path) -> None:
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
     assert "FAIL" not in report, report
+    return report
+
+
+def test_the_neovim_plugin_end_to_end(tmp_path: Path) -> None:
+    report = run_script(tmp_path, "test_plugin.lua")
     assert report.count("ok   - ") >= 20, report
+
+
+def test_coverage_warnings_reach_the_neovim_views(tmp_path: Path) -> None:
+    report = run_script(tmp_path, "test_warnings.lua")
+    assert report.count("ok   - ") == 6, report

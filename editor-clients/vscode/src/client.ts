@@ -78,7 +78,9 @@ export class RaglsClient implements vscode.Disposable {
       },
     };
     this.client = new LanguageClient('ragls', 'ragls', serverOptions, clientOptions);
-    this.api = new RaglsApi(connectionOf(this.client));
+    this.api = new RaglsApi(connectionOf(this.client), (warnings) => {
+      void vscode.window.showWarningMessage(`ragls: ${warnings.join('; ')}`);
+    });
     this.listeners.push(
       this.api.onIndexUpdated((update) => this.show(`$(database) ragls: ${update.chunkCount} chunks`, `${update.fileCount} files, ${update.chunkCount} chunks, generation ${update.generation}`)),
       this.client.onDidChangeState((event) => {

@@ -24,6 +24,7 @@ export function statusText(status: Status): string {
     `skipped: ${skipped || 'nothing'}`,
   ];
   if (status.lastError) parts.push(`last error: ${status.lastError}`);
+  for (const warning of status.warnings ?? []) parts.push(`warning: ${warning}`);
   return parts.join(' · ');
 }
 

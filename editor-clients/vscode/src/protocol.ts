@@ -62,6 +62,11 @@ export interface Status {
   errors: string[];
   lastError: string | null;
   watcher: WatcherStatus | null;
+  /** What makes answers incomplete, e.g. "BM25 covers 10,000 of 28,938 chunks: ..."; empty when nothing does. */
+  warnings: string[];
+  pipeline: string;
+  corpusDocuments: number;
+  bm25Documents: number | null;
 }
 
 export interface DocumentInfo {
@@ -85,16 +90,31 @@ export const INDEX_UPDATED = 'rag/indexUpdated';
 let tokens = 0;
 
 export class RaglsApi {
-  constructor(private readonly connection: Connection) {}
+  private lastWarnings = '';
+
+  /** ``onWarnings`` hears the warnings search answers carry, once per change (not per keystroke). */
+  constructor(
+    private readonly connection: Connection,
+    private readonly onWarnings: (warnings: string[]) => void = () => {},
+  ) {}
 
   async search(query: string, topK: number, session?: string): Promise<SearchResult[]> {
-    const answer = await this.connection.sendRequest<{ results: SearchResult[] }>('rag/search', { query, topK, session });
+    const answer = await this.connection.sendRequest<{ results: SearchResult[]; warnings?: string[] }>('rag/search', { query, topK, session });
+    this.noteWarnings(answer.warnings);
     return answer.results;
   }
 
   async buildContextPrompt(query: string, topK: number, session?: string): Promise<string> {
-    const answer = await this.connection.sendRequest<{ prompt: string }>('rag/buildContextPrompt', { query, topK, session });
+    const answer = await this.connection.sendRequest<{ prompt: string; warnings?: string[] }>('rag/buildContextPrompt', { query, topK, session });
+    this.noteWarnings(answer.warnings);
     return answer.prompt;
+  }
+
+  private noteWarnings(warnings: string[] | undefined): void {
+    const text = (warnings ?? []).join('\n');
+    if (text === this.lastWarnings) return;
+    this.lastWarnings = text;
+    if (text) this.onWarnings(warnings ?? []);
   }
 
   /** Re-index now; ``onProgress`` gets the run's work-done progress, ``token`` cancels it. */

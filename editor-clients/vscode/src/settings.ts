@@ -27,10 +27,12 @@ export function readSettings(get: Getter): Settings {
       maxFiles: get('limits.maxFiles', 100000),
       maxTotalBytes: get('limits.maxTotalBytes', 1024 * 1024 * 1024),
     },
+    // null: BM25 holds every chunk for as long as the index does (no cap, no expiry).
     bm25: {
-      maxDocuments: get('bm25.maxDocuments', 10000),
-      ttlSeconds: get('bm25.ttlSeconds', 3600),
+      maxDocuments: get<number | null>('bm25.maxDocuments', null),
+      ttlSeconds: get<number | null>('bm25.ttlSeconds', null),
     },
+    pipeline: get('pipeline', 'workspace'),
     debounceMs: get('debounceMs', 200),
   };
   if (synonyms && Object.keys(synonyms).length > 0) {

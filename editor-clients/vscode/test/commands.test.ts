@@ -99,6 +99,26 @@ test('status text names counts, watcher, skips and the last error', () => {
   assert.equal(statusText(status), '3 files, 9 chunks, generation 2 · watcher: watching (4 watches) · skipped: secret 1 · last error: source has 9 files, over the max_files cap');
 });
 
+test('status text ends with the coverage warnings', () => {
+  const status = {
+    fileCount: 3, chunkCount: 9, generation: 2, indexing: false, skipped: {}, watcher: null, lastError: null,
+    warnings: ['BM25 covers 2 of 9 chunks'],
+  } as unknown as Status;
+  assert.equal(statusText(status), '3 files, 9 chunks, generation 2 · watcher: none · skipped: nothing · warning: BM25 covers 2 of 9 chunks');
+});
+
+test('warnings on search answers are reported once per change, not per keystroke', async () => {
+  const connection = new FakeConnection();
+  const heard: string[][] = [];
+  const api = new RaglsApi(connection, (warnings) => heard.push(warnings));
+  connection.handlers['rag/search'] = () => ({ results: [], warnings: ['BM25 covers 2 of 9 chunks'] });
+  await api.search('a', 5);
+  await api.search('ab', 5);
+  connection.handlers['rag/search'] = () => ({ results: [], warnings: [] });
+  await api.search('abc', 5);
+  assert.deepEqual(heard, [['BM25 covers 2 of 9 chunks']]);
+});
+
 test('add selection as document sends the text with its origin', async () => {
   const { vscode, connection, commands } = setup();
   connection.handlers['rag/addDocument'] = () => ({ id: 'doc:abc' });

@@ -13,6 +13,8 @@ test('defaults become the daemon defaults of protocol.md', () => {
   assert.equal(settings.daemon.indexOnStartup, true);
   assert.deepEqual(settings.daemon.limits, { maxFileBytes: 16777216, maxFiles: 100000, maxTotalBytes: 1073741824 });
   assert.equal('synonyms' in settings.daemon, false);
+  assert.deepEqual(settings.daemon.bm25, { maxDocuments: null, ttlSeconds: null });
+  assert.equal(settings.daemon.pipeline, 'workspace');
 });
 
 test('every setting reaches initializationOptions under its daemon key', () => {
@@ -24,6 +26,7 @@ test('every setting reaches initializationOptions under its daemon key', () => {
       'limits.maxFiles': 10,
       'bm25.maxDocuments': 500,
       'bm25.ttlSeconds': 60,
+      pipeline: 'seed',
       debounceMs: 50,
       watch: false,
       synonyms: { k8s: ['kubernetes'] },
@@ -34,6 +37,7 @@ test('every setting reaches initializationOptions under its daemon key', () => {
   assert.deepEqual(settings.daemon.defaultSkips, ['build']);
   assert.equal((settings.daemon.limits as Record<string, number>).maxFiles, 10);
   assert.deepEqual(settings.daemon.bm25, { maxDocuments: 500, ttlSeconds: 60 });
+  assert.equal(settings.daemon.pipeline, 'seed');
   assert.equal(settings.daemon.debounceMs, 50);
   assert.equal(settings.daemon.watch, false);
   assert.deepEqual(settings.daemon.synonyms, { k8s: ['kubernetes'] });

@@ -10,6 +10,12 @@ local function error_message(err)
     vim.log.levels.ERROR)
 end
 
+local function warn(warnings)
+  if warnings ~= nil and #warnings > 0 then
+    vim.notify('ragls: ' .. table.concat(warnings, '; '), vim.log.levels.WARN)
+  end
+end
+
 local function show_results(query, results)
   local config = require('ragls.config').options
   local items = ragls().quickfix_items(results, ragls().session_root())
@@ -42,11 +48,12 @@ M.subcommands = {
       error_message('usage: :Ragls search {query}')
       return
     end
-    ragls().search(args, nil, function(err, results)
+    ragls().search(args, nil, function(err, results, warnings)
       vim.schedule(function()
         if err then
           error_message(err)
         else
+          warn(warnings)
           show_results(args, results)
         end
       end)
@@ -57,12 +64,13 @@ M.subcommands = {
       error_message('usage: :Ragls context {question}')
       return
     end
-    ragls().context_prompt(args, nil, function(err, prompt)
+    ragls().context_prompt(args, nil, function(err, prompt, warnings)
       vim.schedule(function()
         if err then
           error_message(err)
           return
         end
+        warn(warnings)
         local register = require('ragls.config').options.register
         vim.fn.setreg(register, prompt)
         local buffer = vim.api.nvim_create_buf(false, true)
@@ -108,6 +116,9 @@ M.subcommands = {
     }
     if status.lastError ~= vim.NIL and status.lastError ~= nil then
       table.insert(lines, '  last error: ' .. status.lastError)
+    end
+    for _, warning in ipairs(type(status.warnings) == 'table' and status.warnings or {}) do
+      table.insert(lines, '  warning: ' .. warning)
     end
     vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
   end,

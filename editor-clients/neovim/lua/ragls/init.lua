@@ -132,26 +132,35 @@ local function params_for(query, opts)
   return params
 end
 
+--- The warnings an answer carries (e.g. "BM25 covers 10,000 of 28,938 chunks: ..."), or {}.
+local function warnings_of(result)
+  return result and type(result.warnings) == 'table' and result.warnings or {}
+end
+
+--- callback(err, results, warnings)
 function M.search(query, opts, callback)
   request('rag/search', params_for(query, opts), function(err, result)
-    callback(err, result and result.results or nil)
+    callback(err, result and result.results or nil, warnings_of(result))
   end)
 end
 
+--- Returns results, err, warnings.
 function M.search_sync(query, opts)
   local result, err = request_sync('rag/search', params_for(query, opts))
-  return result and result.results or nil, err
+  return result and result.results or nil, err, warnings_of(result)
 end
 
+--- callback(err, prompt, warnings)
 function M.context_prompt(question, opts, callback)
   request('rag/buildContextPrompt', params_for(question, opts), function(err, result)
-    callback(err, result and result.prompt or nil)
+    callback(err, result and result.prompt or nil, warnings_of(result))
   end)
 end
 
+--- Returns prompt, err, warnings.
 function M.context_prompt_sync(question, opts)
   local result, err = request_sync('rag/buildContextPrompt', params_for(question, opts))
-  return result and result.prompt or nil, err
+  return result and result.prompt or nil, err, warnings_of(result)
 end
 
 function M.index(force, callback)

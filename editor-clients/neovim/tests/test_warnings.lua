@@ -1,0 +1,50 @@
+-- Headless Neovim against a daemon whose BM25 is capped below the corpus:
+--   nvim --clean --headless --cmd 'set rtp+=PLUGIN' -l tests/test_warnings.lua PYTHON WORKSPACE
+-- The coverage warning must reach the Lua API, :Ragls search and :Ragls status.
+local python, workspace = arg[1], arg[2]
+local failures = 0
+local function check(condition, message)
+  print((condition and 'ok   - ' or 'FAIL - ') .. message)
+  if not condition then
+    failures = failures + 1
+  end
+end
+
+local notices = {}
+vim.notify = function(message, level)
+  table.insert(notices, { message = message, level = level })
+  print('notify: ' .. message)
+end
+
+local ragls = require('ragls')
+ragls.setup({
+  cmd = { python, '-m', 'ragls', 'serve' },
+  init_options = { debounceMs = 50, pipeline = 'seed', bm25 = { maxDocuments = 1 } },
+})
+vim.cmd.edit(workspace .. '/src/auth.py')
+check(vim.wait(30000, function() return ragls._state.updates > 0 end, 20), 'the first generation is live')
+
+local results, err, warnings = ragls.search_sync('password')
+check(err == nil and results ~= nil, 'search answers: ' .. tostring(err))
+check(#warnings == 1 and warnings[1]:match('^BM25 covers 1 of %d+ chunks') ~= nil,
+  'the Lua API returns the coverage warning: ' .. vim.inspect(warnings))
+
+notices = {}
+vim.cmd('Ragls search password')
+check(vim.wait(10000, function()
+  for _, notice in ipairs(notices) do
+    if notice.level == vim.log.levels.WARN and notice.message:match('BM25 covers 1 of') then
+      return true
+    end
+  end
+  return false
+end, 20), ':Ragls search shows the warning')
+
+notices = {}
+vim.cmd('Ragls status')
+check(#notices == 1 and notices[1].message:match('warning: BM25 covers 1 of') ~= nil, ':Ragls status shows it')
+
+local client = ragls.client()
+client:stop()
+check(vim.wait(10000, function() return client:is_stopped() end, 20), 'the daemon stops cleanly')
+os.exit(failures == 0 and 0 or 1)
