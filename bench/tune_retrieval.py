@@ -48,7 +48,9 @@ def fusion_grid(fields: FieldWeights) -> list[Pipeline]:
 
 
 def final_grid() -> list[Pipeline]:
-    return [PIPELINES[name] for name in ("seed", "bm25", "tfidf", "code-split", "fused", "workspace")]
+    return [
+        PIPELINES[name] for name in ("seed", "bm25", "tfidf", "code-split", "fused", "workspace")
+    ]
 
 
 def main() -> int:
@@ -70,7 +72,9 @@ def main() -> int:
     settings = EvalSettings(window=args.window, max_queries=args.max_queries, resamples=200)
     corpora: list[Corpus] = []
     for repository in args.repositories:
-        corpora.append(prepare_corpus(repository, settings, lambda line: print(line, file=sys.stderr)))
+        corpora.append(
+            prepare_corpus(repository, settings, lambda line: print(line, file=sys.stderr))
+        )
     fields = FieldWeights(symbol=args.symbol, path=args.path, b=args.b, k1=args.k1)
     if args.grid == "fields":
         candidates = field_grid(args.symbols, args.paths, args.bs, args.k1s)

@@ -71,3 +71,145 @@ def test_errors_name_the_problem_and_exit_2(tmp_path: Path) -> None:
     result = ragls("search", str(sample(tmp_path)), "q", "-k", "0")
     assert result.returncode == 2
     assert "top_k" in result.stderr
+
+
+def test_search_json_uses_the_wire_names_and_numbers(tmp_path: Path) -> None:
+    result = ragls("search", str(sample(tmp_path)), "charge card", "--json", "-k", "1")
+    [item] = json.loads(result.stdout)
+    assert item["metadata"]["file"] == "b/payments.py"
+    assert (item["metadata"]["startLine"], item["metadata"]["endLine"]) == (1, 2)
+    assert "start_line" not in item["metadata"]
+
+
+def test_batch_queries_index_once_and_answer_each_line(tmp_path: Path) -> None:
+    root = sample(tmp_path / "tree")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(
+        '{"id": 1, "query": "charge card"}\n'
+        "\n"
+        '{"id": "two", "query": "gateway", "topK": 1}\n'
+        '{"id": 3, "query": 5}\n'
+        "not json\n"
+        '{"id": 4, "query": "cards", "topK": 0}\n'
+    )
+    result = ragls("search", str(root), "--queries", str(queries))
+    assert result.returncode == 1  # some lines were invalid, the others answered
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [answer["id"] for answer in answers] == [1, "two", 3, None, 4]
+    assert answers[0]["results"][0]["metadata"]["file"] == "b/payments.py"
+    assert answers[0]["results"][0]["metadata"]["startLine"] == 1
+    assert len(answers[1]["results"]) == 1
+    assert answers[2] == {"id": 3, "line": 4, "error": "query must be a string, got int"}
+    assert answers[3]["line"] == 5 and answers[3]["error"].startswith("not JSON")
+    assert "topK must be between 1 and 100" in answers[4]["error"]
+    assert result.stderr.count("indexed ") == 1
+    assert "answered 5/5 queries" in result.stderr
+
+
+def test_search_needs_a_query_or_a_queries_file(tmp_path: Path) -> None:
+    result = ragls("search", str(sample(tmp_path)))
+    assert result.returncode == 2
+    assert "QUERY or --queries" in result.stderr
+
+
+def git(repository: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repository), *args],
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "Dev",
+            "GIT_AUTHOR_EMAIL": "dev@example.com",
+            "GIT_COMMITTER_NAME": "Dev",
+            "GIT_COMMITTER_EMAIL": "dev@example.com",
+            "HOME": str(repository),
+            "PATH": "/usr/bin:/bin",
+        },
+    )
+
+
+def commit(repository: Path, files: dict[str, str], message: str) -> None:
+    make_tree(repository, files, old=False)
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "-m", message)
+
+
+def history(tmp_path: Path) -> Path:
+    repository = tmp_path / "repo"
+    repository.mkdir()
+    git(repository, "init", "-q")
+    commit(
+        repository,
+        {
+            "src/billing.py": "def charge_card(amount):\n    return gateway.charge(amount)\n",
+            "src/shipping.py": "def label_parcel(parcel):\n    return printer.label(parcel)\n",
+            "src/auth.py": "def verify_password(user, password):\n    return hash(password)\n",
+            "README.md": "# Shop\n",
+        },
+        "Initial shop",
+    )
+    commit(
+        repository,
+        {"src/billing.py": "def charge_card(amount):\n    return gateway.charge(amount, 'eur')\n"},
+        "Charge cards in euros\n\nThe gateway needs a currency (#12).\n\n"
+        "Signed-off-by: Dev <dev@example.com>",
+    )
+    commit(
+        repository,
+        {
+            "src/shipping.py": "def label_parcel(parcel):\n"
+            "    return printer.label(parcel, big=True)\n"
+        },
+        "Print bigger parcel labels",
+    )
+    commit(repository, {"README.md": "# Shop\n\nA shop.\n"}, "Describe the shop")  # no source
+    commit(
+        repository,
+        {"src/auth.py": "def verify_password(user, password):\n    return hash(password) \n"},
+        "Fix typo in password check",  # a typo commit: skipped
+    )
+    commit(repository, {"src/new.py": "x = 1\n"}, "Add a new module")  # adds a file: skipped
+    return repository
+
+
+def test_eval_measures_pipelines_on_the_commit_history(tmp_path: Path) -> None:
+    repository = history(tmp_path)
+    report_path = tmp_path / "report.json"
+    result = ragls(
+        "eval",
+        str(repository),
+        "--window",
+        "5",
+        "--pipeline",
+        "seed",
+        "--pipeline",
+        "workspace",
+        "--json",
+        str(report_path),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "| workspace |" in result.stdout and "| seed |" in result.stdout
+    report = json.loads(report_path.read_text())
+    assert report["queryCount"] == 2
+    subjects = {query["subject"]: query["answers"] for query in report["queries"]}
+    assert subjects == {
+        "Print bigger parcel labels": ["src/shipping.py"],
+        "Charge cards in euros": ["src/billing.py"],
+    }
+    workspace = report["pipelines"]["workspace"]
+    assert workspace["mrr@10"]["mean"] == 1.0  # both found first
+    assert workspace["mrr@10"]["low"] <= workspace["mrr@10"]["mean"] <= workspace["mrr@10"]["high"]
+    assert set(workspace) >= {"recall@1", "recall@5", "recall@10", "ndcg@10"}
+    # The base is the parent of the oldest commit of the window: the first commit's tree.
+    assert report["base"] != report["rev"]
+    # The work tree was not touched.
+    assert "'eur'" in (repository / "src" / "billing.py").read_text()
+    # Issue references and trailers are not part of the query.
+    [euros] = [q for q in report["queries"] if q["subject"] == "Charge cards in euros"]
+    assert euros["query"] == "Charge cards in euros The gateway needs a currency ."
+
+
+def test_eval_of_a_folder_that_is_not_a_repository_is_an_error(tmp_path: Path) -> None:
+    result = ragls("eval", str(tmp_path))
+    assert result.returncode == 2
+    assert "git" in result.stderr and str(tmp_path) in result.stderr

@@ -174,7 +174,7 @@ def test_pruned_scores_equal_the_formula_over_every_document(
     rng = random.Random(2)
     pruned = 0
     for _ in range(40):
-        query = " ".join(rng.choices(NAMES + ["user", "cache", "pkg3"], k=rng.randint(1, 4)))
+        query = " ".join(rng.choices([*NAMES, "user", "cache", "pkg3"], k=rng.randint(1, 4)))
         found = [(r.id, r.score) for r in stream.search(query, 10)]
         expected = reference(documents, query, weights)
         assert [i for i, _ in found] == [i for i, _ in expected]

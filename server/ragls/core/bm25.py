@@ -122,9 +122,7 @@ class BM25Stream:
             if isinstance(max_documents, bool) or not isinstance(max_documents, int):
                 raise InvalidArgumentError("max_documents must be an integer or None")
             if max_documents < 1:
-                raise InvalidArgumentError(
-                    f"max_documents must be at least 1, got {max_documents}"
-                )
+                raise InvalidArgumentError(f"max_documents must be at least 1, got {max_documents}")
         if ttl_seconds is not None and (
             isinstance(ttl_seconds, bool)
             or not isinstance(ttl_seconds, int | float)
@@ -157,9 +155,7 @@ class BM25Stream:
         name: str = "bm25",
     ) -> BM25Stream:
         """A stream with no capacity and no expiry: every document stays until removed."""
-        return cls(
-            max_documents=None, ttl_seconds=None, clock=clock, synonyms=synonyms, name=name
-        )
+        return cls(max_documents=None, ttl_seconds=None, clock=clock, synonyms=synonyms, name=name)
 
     @property
     def name(self) -> str:

@@ -234,20 +234,16 @@ class CodeStream:
                 if prefix:
                     bound = scale * largest / (largest + k1)
 
-                    def weigh(
-                        slots: SlotArray, tf: ValueArray, scale: float = scale
-                    ) -> FloatArray:
-                        return scale * tf / (tf + k1)  # type: ignore[no-any-return]
+                    def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
+                        return scale * tf / (tf + k1)
 
                 else:
                     # The tf part grows with the count and shrinks with the length.
                     shortest_norm = k1 * (1.0 - weights.b + weights.b * shortest / average)
                     bound = scale * largest / (largest + shortest_norm)
 
-                    def weigh(
-                        slots: SlotArray, tf: ValueArray, scale: float = scale
-                    ) -> FloatArray:
-                        return scale * tf / (tf + norms[slots])  # type: ignore[no-any-return]
+                    def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
+                        return scale * tf / (tf + norms[slots])
 
                 found.append(QueryTerm(parts, weigh, bound))
         return found
@@ -285,4 +281,3 @@ class _CodeIndex:
             norms = weights.k1 * (1.0 - weights.b + weights.b * lengths / average_length)
             self._norms = cached = (index.version, weights.k1, weights.b, norms)
         return cached[3]
-

@@ -67,7 +67,9 @@ def code_term_counts(text: str) -> Counter[str]:
 
 def code_terms(text: str) -> list[str]:
     """The code terms of ``text`` in order, repeats included."""
-    return [term for identifier in _IDENTIFIER.findall(text) for term in identifier_terms(identifier)]
+    return [
+        term for identifier in _IDENTIFIER.findall(text) for term in identifier_terms(identifier)
+    ]
 
 
 def path_terms(path: str) -> list[str]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from ragls.errors import InvalidArgumentError
 
 MAX_TOP_K = 100
-# Streams are asked for more than a caller's top_k (fusion asks each for max(200, 2 x top_k)), so their own
+# Streams are asked for more than a caller's top_k (fusion asks each for max(200, 2 x top_k)),
+# so their own
 # ceiling is higher; it still bounds the work and the size of one answer.
 MAX_STREAM_TOP_K = 1_000
 MAX_QUERY_CHARS = 10_000

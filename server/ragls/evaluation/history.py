@@ -56,6 +56,8 @@ ISSUE_REFERENCE = re.compile(
     r"(?:[\w.-]+/[\w.-]+)?#\d+\b|\b(?:GH|gh)-\d+\b|https?://\S+|\(cherry picked from commit \w+\)"
 )
 
+EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
+
 
 @dataclass(frozen=True, slots=True)
 class Query:
@@ -91,7 +93,9 @@ def git(repository: Path, *args: str) -> str:
             errors="replace",
         )
     except FileNotFoundError:
-        raise InvalidArgumentError("git is not installed (ragls eval reads history with it)")
+        raise InvalidArgumentError(
+            "git is not installed (ragls eval reads history with it)"
+        ) from None
     if done.returncode != 0:
         raise InvalidArgumentError(
             f"git {' '.join(args[:2])} failed in {repository}: {done.stderr.strip()[:300]}"
@@ -144,7 +148,7 @@ def query_text(message: str) -> str:
         for line in paragraph.splitlines()
         if not TRAILER_KEYS.match(line)
     ]
-    text = ISSUE_REFERENCE.sub(" ", "\n".join(kept))
+    text = EMPTY_BRACKETS.sub(" ", ISSUE_REFERENCE.sub(" ", "\n".join(kept)))
     return " ".join(text.split())[:MAX_QUERY_CHARS]
 
 

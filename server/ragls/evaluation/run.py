@@ -101,6 +101,7 @@ class EvalReport:
                 {
                     "commit": query.commit,
                     "subject": query.subject,
+                    "query": query.text,
                     "answers": list(query.answers),
                     "results": {
                         scores.pipeline.name: {
@@ -169,9 +170,7 @@ def prepare_corpus(
             "(see `ragls eval --help`); try a larger --window"
         )
     say(f"{len(queries)} queries")
-    return Corpus(
-        str(repository), rev, base, len(commits), service, status, index_seconds, queries
-    )
+    return Corpus(str(repository), rev, base, len(commits), service, status, index_seconds, queries)
 
 
 def evaluate_repository(
@@ -244,7 +243,7 @@ def format_table(report: EvalReport) -> str:
             f"| {scores.pipeline.name} | {mrr.mean:.3f} [{mrr.low:.3f}, {mrr.high:.3f}] | "
             f"{summary['recall@1'].mean:.3f} | {summary['recall@5'].mean:.3f} | "
             f"{summary['recall@10'].mean:.3f} | {summary['ndcg@10'].mean:.3f} | "
-            + ("–" if delta is None else f"{delta.mean:+.3f} [{delta.low:+.3f}, {delta.high:+.3f}]")
+            + ("-" if delta is None else f"{delta.mean:+.3f} [{delta.low:+.3f}, {delta.high:+.3f}]")
             + " |"
         )
     return "\n".join(lines)

@@ -31,12 +31,12 @@ from pygls.lsp.server import LanguageServer
 from ragls import __version__
 from ragls.core.validation import MAX_QUERY_CHARS, MAX_TOP_K
 from ragls.errors import IndexCancelledError, InvalidArgumentError, RaglsError
-from ragls.service import wire
 from ragls.lsp.daemon import Daemon, DaemonSession
 from ragls.lsp.messages import Params
 from ragls.lsp.options import DaemonOptions, parse_options
 from ragls.lsp.progress import ProgressReporter
 from ragls.lsp.scheduler import IndexJob
+from ragls.service import wire
 from ragls.service.status import IndexStatus
 
 log = logging.getLogger(__name__)

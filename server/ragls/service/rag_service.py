@@ -203,9 +203,14 @@ class RagService:
     def retriever_for(self, pipeline: Pipeline) -> HybridRetriever:
         """A retriever over this service's stores with ``pipeline``'s weights (the service's
         own, or another preset to compare with, as ``ragls eval`` does). Raises if the pipeline
-        needs the code stream and this service does not keep one."""
+        needs a stream this service does not keep."""
         streams: list[tuple[RetrievalStream, float]] = []
         if pipeline.bm25 > 0:
+            if self._bm25 is None:
+                raise InvalidArgumentError(
+                    f"pipeline {pipeline.name!r} needs the BM25 stream, which this service "
+                    f"({self._pipeline.name!r} pipeline) does not keep"
+                )
             streams.append((self._bm25, pipeline.bm25))
         if pipeline.tfidf > 0:
             streams.append((KnowledgeBaseStream(self._knowledge_base), pipeline.tfidf))
