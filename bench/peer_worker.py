@@ -3,7 +3,9 @@
     python bench/peer_worker.py SYSTEM CHUNKS.jsonl QUERIES.json
 
 Prints JSON: index seconds, query latency percentiles (ms, single-threaded, top 10) and the
-process's peak RSS. Systems: ragls-hybrid (BM25 + TF-IDF + RRF, as the service searches),
+process's peak RSS. Systems: ragls-workspace (the daemon's and the CLI's default pipeline: the
+code stream over the chunks' text and metadata, beside the knowledge base every session keeps),
+ragls-hybrid (the seed pipeline: BM25 + TF-IDF + RRF),
 ragls-bm25, bm25s (its own tokenizer, English stop words), bm25s-ragls (ragls's analyzer),
 tantivy (in-RAM index, its default tokenizer), rank_bm25 (BM25Okapi on ragls's analyzer).
 Memory: the peak RSS, and the RSS the built system holds beyond the loaded chunks (after its
@@ -37,7 +39,27 @@ def rss_mb(field: str = "VmHWM") -> float:
     return float("nan")
 
 
-def build(system: str, texts: list[str], ids: list[str]) -> Callable[[str], Any]:
+def build(
+    system: str, texts: list[str], ids: list[str], metadata: list[dict[str, str]]
+) -> Callable[[str], Any]:
+    if system == "ragls-workspace":
+        from ragls.core.batches import analyze_documents
+        from ragls.core.code_stream import CodeStream
+        from ragls.core.documents import Document
+        from ragls.core.fusion import HybridRetriever
+        from ragls.core.knowledge_base import InMemoryKnowledgeBase
+        from ragls.service.pipelines import WORKSPACE
+
+        documents = [Document(i, t, m) for i, t, m in zip(ids, texts, metadata, strict=True)]
+        # What a workspace session holds: the knowledge base (the store of record, TF-IDF
+        # indexed) and the code stream, which alone ranks.
+        kb = InMemoryKnowledgeBase()
+        kb.replace_documents((), documents, analyze_documents(documents))
+        code = CodeStream(weights=WORKSPACE.fields)
+        code.replace_documents((), documents)
+        retriever = HybridRetriever([(code, WORKSPACE.code)])
+        retriever.retrieve("warm up", 10)
+        return lambda query: retriever.retrieve(query, 10)
     if system in ("ragls-hybrid", "ragls-bm25"):
         from ragls.core.batches import analyze_documents
         from ragls.core.bm25 import BM25Stream
@@ -114,19 +136,20 @@ def build(system: str, texts: list[str], ids: list[str]) -> Callable[[str], Any]
 
 
 def main(system: str, chunks_path: str, queries_path: str) -> None:
-    texts, ids = [], []
+    texts, ids, metadata = [], [], []
     with open(chunks_path, encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)
             ids.append(record["id"])
             texts.append(record["text"])
+            metadata.append(record.get("metadata", {}))
     with open(queries_path, encoding="utf-8") as handle:
         queries: list[str] = json.loads(handle.read())
     if system == "rank_bm25":
         queries = queries[:40]  # it scores every document per query: a few suffice
     loaded = rss_mb("VmRSS")  # the chunks' text and ids, held by every system alike
     started = time.perf_counter()
-    search = build(system, texts, ids)
+    search = build(system, texts, ids, metadata)
     index_seconds = time.perf_counter() - started
     latencies = []
     for query in queries:

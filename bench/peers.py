@@ -17,7 +17,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-SYSTEMS = ["ragls-hybrid", "ragls-bm25", "bm25s", "bm25s-ragls", "tantivy", "rank_bm25"]
+SYSTEMS = [
+    "ragls-workspace",
+    "ragls-hybrid",
+    "ragls-bm25",
+    "bm25s",
+    "bm25s-ragls",
+    "tantivy",
+    "rank_bm25",
+]
 WORKER = Path(__file__).resolve().parent / "peer_worker.py"
 WORD = re.compile(r"[A-Za-z]{3,}")
 
@@ -39,7 +47,9 @@ def export_chunks(root: Path, out: Path) -> tuple[int, float, float]:
     seconds = time.perf_counter() - started
     with out.open("w", encoding="utf-8") as handle:
         for document in indexer.indexed_documents():
-            handle.write(json.dumps({"id": document.id, "text": document.content}) + "\n")
+            record = {"id": document.id, "text": document.content}
+            record["metadata"] = dict(document.metadata)  # the workspace pipeline's fields
+            handle.write(json.dumps(record) + "\n")
     return report.chunk_count, report.total_bytes, seconds
 
 

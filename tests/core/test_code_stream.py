@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
 import pytest
 
-from ragls.core import pruning
+from ragls.core import code_stream, pruning
 from ragls.core.bm25 import bm25_idf
 from ragls.core.code_stream import (
     PATH_PREFIX,
@@ -181,3 +182,17 @@ def test_pruned_scores_equal_the_formula_over_every_document(
         assert [s for _, s in found] == pytest.approx([s for _, s in expected], rel=1e-5)
         pruned += stream.last_search.pruned
     assert pruned > 0
+
+
+def test_encoding_a_batch_equals_analysing_each_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(code_stream, "SLICE_DOCUMENTS", 7)  # several slices, one vocabulary
+    documents = [*_random_corpus(40, seed=9), *corpus(), Document("empty", "", {})]
+    batch = code_stream.encode_documents(documents)
+    starts = [0, *itertools.accumulate(batch.sizes.tolist())]
+    for position, document in enumerate(documents):
+        counts, length = document_fields(document)
+        span = range(starts[position], starts[position + 1])
+        encoded = {batch.vocabulary[batch.terms[i]]: float(batch.values[i]) for i in span}
+        assert encoded == {term: float(count) for term, count in counts.items()}, document.id
+        assert batch.lengths[position] == length
+    assert batch.ids == [document.id for document in documents]

@@ -37,7 +37,7 @@ def test_counts_add_up_over_repeated_identifiers() -> None:
 
 
 def test_paths_give_directories_and_stem_without_extension() -> None:
-    assert path_terms("src/http-client/RetryPolicy.ts") == [
+    assert path_terms("src/http-client/RetryPolicy.ts") == (
         "src",
         "http_client",
         "http",
@@ -45,4 +45,4 @@ def test_paths_give_directories_and_stem_without_extension() -> None:
         "retrypolicy",
         "retry",
         "policy",
-    ]
+    )

@@ -99,3 +99,18 @@ def test_added_documents_reach_every_stream_and_leave_them() -> None:
     assert rag.remove_document(doc_id)
     for pipeline in (WORKSPACE, SEED):
         assert rag.retriever_for(pipeline).retrieve("signing keys", 5) == []
+
+
+@pytest.mark.parametrize("pipeline", [SEED, WORKSPACE])
+def test_a_smaller_top_k_is_a_prefix_of_a_larger_one_on_real_code(pipeline: object) -> None:
+    """SPEC §5 on a real corpus (this project's own source): every k gives the same order."""
+    source = Path(__file__).resolve().parents[2] / "server" / "ragls"
+    rag = RagService(pipeline=pipeline)  # type: ignore[arg-type]
+    rag.index_directory(source)
+    chunks = [d for d in rag.retriever_for(rag.pipeline).retrieve("index search stream", 100)]
+    queries = [" ".join(chunk.content.split()[3:9]) for chunk in chunks[:40]]
+    queries += ["previous result id", "per file cap", "ignore rules of nested directories"]
+    for query in queries:
+        full = [r.id for r in rag.search(query, 100)]
+        for top_k in (1, 3, 5, 10, 20, 50):
+            assert [r.id for r in rag.search(query, top_k)] == full[:top_k], (query, top_k)

@@ -29,14 +29,22 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from ragls.core.analyzer import SynonymTable
-from ragls.core.batches import encode, latest_by_id
+from ragls.core.batches import EncodedBatch, concatenate, encode, expand_batch, latest_by_id
 from ragls.core.bm25 import bm25_idf
 from ragls.core.documents import Document, SearchResult
-from ragls.core.identifiers import code_term_counts, code_terms, distinct
+from ragls.core.identifiers import (
+    IDENTIFIER,
+    code_term_counts,
+    code_terms,
+    distinct,
+    split_identifier,
+)
 from ragls.core.identifiers import path_terms as split_path
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, top_documents
@@ -44,9 +52,12 @@ from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
 
 SYMBOL_PREFIX = "\x01"
+PATH_PREFIX = "\x02"
+FIELD_PREFIXES = frozenset((SYMBOL_PREFIX, PATH_PREFIX))
+# Documents analysed together by encode_documents (bounds its transient arrays).
+SLICE_DOCUMENTS = 16_384
 # Chunks of source code carry metadata format "code" (ragls.ingest.formats.DocumentFormat.CODE).
 CODE_FORMAT = "code"
-PATH_PREFIX = "\x02"
 # A batch of more documents than this is encoded into arrays before the lock.
 ENCODE_FROM_DOCUMENTS = 512
 
@@ -74,10 +85,9 @@ class FieldWeights:
             raise InvalidArgumentError(f"b must be between 0 and 1, got {self.b!r}")
 
 
-def document_fields(document: Document) -> tuple[Counter[str], float]:
-    """(counts of prefixed field terms, body length) of ``document``."""
-    counts = code_term_counts(document.content)
-    length = float(sum(counts.values()))
+def field_terms(document: Document) -> Counter[str]:
+    """Counts of the prefixed symbol and path terms of ``document``."""
+    counts: Counter[str] = Counter()
     metadata = document.metadata
     if metadata.get("format", CODE_FORMAT) == CODE_FORMAT:
         for value in (metadata.get("symbol"), metadata.get("kind")):
@@ -88,7 +98,55 @@ def document_fields(document: Document) -> tuple[Counter[str], float]:
     if file:
         for term in split_path(file):
             counts[PATH_PREFIX + term] += 1
+    return counts
+
+
+def document_fields(document: Document) -> tuple[Counter[str], float]:
+    """(counts of body and prefixed field terms, body length) of ``document``."""
+    counts = code_term_counts(document.content)
+    length = float(sum(counts.values()))
+    counts.update(field_terms(document))
     return counts, length
+
+
+def encode_documents(documents: Sequence[Document]) -> EncodedBatch:
+    """:func:`document_fields` of many documents at once, as arrays: identifiers are counted per
+    document in C, each distinct identifier of a slice is split once, and the expansion to
+    terms (and the sums of terms reached from several identifiers) is done with numpy
+    (:func:`ragls.core.batches.expand_batch`). Slices bound the transient arrays."""
+    slices = []
+    split: dict[str, tuple[str, ...]] = {}  # each distinct identifier of the batch split once
+    for first in range(0, len(documents), SLICE_DOCUMENTS):
+        part = documents[first : first + SLICE_DOCUMENTS]
+
+        def identifiers(
+            part: Sequence[Document] = part,
+        ) -> Iterator[tuple[str, Counter[str], float]]:
+            for document in part:
+                counts = Counter(IDENTIFIER.findall(document.content))
+                counts.update(field_terms(document))  # prefixed: no identifier looks like one
+                yield document.id, counts, 0.0
+
+        plain = encode(identifiers())
+        expansions = []
+        for key in plain.vocabulary:
+            terms = split.get(key)
+            if terms is None:
+                terms = split[key] = (key,) if key[0] in FIELD_PREFIXES else split_identifier(key)
+            expansions.append(terms)
+        expanded = expand_batch(plain, expansions)
+        body = np.fromiter(
+            (term[0] not in FIELD_PREFIXES for term in expanded.vocabulary),
+            bool,
+            len(expanded.vocabulary),
+        )
+        owners = np.repeat(np.arange(len(expanded), dtype=np.int64), expanded.sizes)
+        in_body = body[expanded.terms]
+        lengths = np.bincount(
+            owners[in_body], weights=expanded.values[in_body], minlength=len(expanded)
+        )
+        slices.append(replace(expanded, lengths=lengths.tolist()))
+    return concatenate(slices)
 
 
 def query_terms(query: str, synonyms: SynonymTable | None) -> list[str]:
@@ -151,14 +209,10 @@ class CodeStream:
         stores' analysis, which this stream's terms cannot use)."""
         removals = list(remove_ids)
         batch = list(latest_by_id(add).values())
-
-        def analysed() -> Iterator[tuple[str, Mapping[str, float], float]]:
-            for document in batch:
-                counts, length = document_fields(document)
-                yield document.id, counts, length
-
-        encoded = encode(analysed()) if len(batch) > ENCODE_FROM_DOCUMENTS else None
-        prepared = [] if encoded is not None else list(analysed())
+        encoded = encode_documents(batch) if len(batch) > ENCODE_FROM_DOCUMENTS else None
+        prepared: list[tuple[str, Mapping[str, float], float]] = []
+        if encoded is None:
+            prepared = [(document.id, *document_fields(document)) for document in batch]
         state = self._state
         with state.lock:
             for document_id in removals:

@@ -25,11 +25,12 @@ from functools import lru_cache
 from ragls.core.analyzer import stem
 from ragls.core.vocab import STOP_WORDS
 
-_IDENTIFIER = re.compile(r"[A-Za-z0-9_]+")
+IDENTIFIER = re.compile(r"[A-Za-z0-9_]+")
 # Within one ``_``/``-`` separated part: an acronym (upper-case run not followed by lower case),
 # a word (optional capital, lower case), or a number.
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SEPARATORS = re.compile(r"[_\-]+")
+_ONE_PART = re.compile(r"[a-z]+|[0-9]+")
 # File extensions say little a query would ask for; a path's stem and directories do.
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 
@@ -41,9 +42,11 @@ def _term(word: str) -> str | None:
     return stem(lowered)
 
 
-@lru_cache(maxsize=1 << 16)
-def identifier_terms(identifier: str) -> tuple[str, ...]:
+def split_identifier(identifier: str) -> tuple[str, ...]:
     """The terms of one identifier: the whole (if it has several parts), then its parts."""
+    if _ONE_PART.fullmatch(identifier):  # most identifiers are one lower-case word: no split
+        term = _term(identifier)
+        return () if term is None else (term,)
     parts: list[str] = []
     for piece in _SEPARATORS.split(identifier):
         parts.extend(_PART.findall(piece))
@@ -55,11 +58,16 @@ def identifier_terms(identifier: str) -> tuple[str, ...]:
     return tuple(terms)
 
 
+# Documents committed one at a time and queries go through this cache; a large commit splits
+# each distinct identifier of the batch once (ragls.core.code_stream.encode_documents).
+identifier_terms = lru_cache(maxsize=1 << 14)(split_identifier)
+
+
 def code_term_counts(text: str) -> Counter[str]:
     """Counts of the code terms of ``text``: each identifier contributes its whole and parts.
     Identifiers are counted first (in C), then split once per distinct identifier."""
     counts: Counter[str] = Counter()
-    for identifier, count in Counter(_IDENTIFIER.findall(text)).items():
+    for identifier, count in Counter(IDENTIFIER.findall(text)).items():
         for term in identifier_terms(identifier):
             counts[term] += count
     return counts
@@ -68,20 +76,22 @@ def code_term_counts(text: str) -> Counter[str]:
 def code_terms(text: str) -> list[str]:
     """The code terms of ``text`` in order, repeats included."""
     return [
-        term for identifier in _IDENTIFIER.findall(text) for term in identifier_terms(identifier)
+        term for identifier in IDENTIFIER.findall(text) for term in identifier_terms(identifier)
     ]
 
 
-def path_terms(path: str) -> list[str]:
-    """The terms of a POSIX path's directories and file stem (the extension left out)."""
+@lru_cache(maxsize=1 << 12)
+def path_terms(path: str) -> tuple[str, ...]:
+    """The terms of a POSIX path's directories and file stem (the extension left out); cached,
+    since every chunk of a file has the same path."""
     components = [part for part in path.split("/") if part]
     if components:
         components[-1] = _EXTENSION.sub("", components[-1])
     terms: list[str] = []
     for component in components:
-        for identifier in _IDENTIFIER.findall(component.replace("-", "_")):
+        for identifier in IDENTIFIER.findall(component.replace("-", "_")):
             terms.extend(identifier_terms(identifier))
-    return terms
+    return tuple(terms)
 
 
 def distinct(terms: Iterable[str]) -> list[str]:

@@ -42,6 +42,7 @@ from ragls.ingest.indexer import FileIndexer, IndexReport
 from ragls.ingest.limits import Limits
 from ragls.service import chat
 from ragls.service.documents import document_info, new_added_document
+from ragls.service.memory import release_free_memory
 from ragls.service.pipelines import SEED, Pipeline, pipeline_named
 from ragls.service.status import DocumentInfo, IndexProgress, IndexStatus, coverage_warnings
 
@@ -50,6 +51,8 @@ log = logging.getLogger(__name__)
 BM25_WEIGHT = SEED.bm25
 TFIDF_WEIGHT = SEED.tfidf
 DEFAULT_TOP_K = 5
+# After a commit of this many chunks the freed heap goes back to the system (service.memory).
+LARGE_COMMIT_CHUNKS = 2_000
 
 
 def _chosen(pipeline: Pipeline | str) -> Pipeline:
@@ -141,6 +144,8 @@ class RagService:
                 self._status = dataclasses.replace(self._status, last_error=str(error))
                 raise
             self._last_report = result
+            if result.chunks_added + result.chunks_removed >= LARGE_COMMIT_CHUNKS:
+                release_free_memory()
             self._status = IndexStatus(
                 file_count=result.file_count,
                 chunk_count=result.chunk_count,

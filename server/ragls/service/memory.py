@@ -1,0 +1,39 @@
+"""Give freed heap memory back to the operating system after a large commit.
+
+A large index run builds and drops millions of short-lived objects (per-document counters,
+staging arrays). CPython and glibc keep the freed pages for reuse, so a session's resident
+memory would stay at the run's peak for the life of the daemon: measured on the standard
+library (55,050 chunks), 341 MB resident after a cold index against 246 MB after
+``malloc_trim(0)``. On glibc systems :func:`release_free_memory` calls it; elsewhere it does
+nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from collections.abc import Callable
+from functools import cache
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        trim = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to call
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+def release_free_memory() -> bool:
+    """Return the heap's free pages to the system; whether it could be asked to."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
