@@ -5,9 +5,10 @@
 The service runs as a user gets it from the daemon or the CLI (the workspace pipeline,
 defaults): a cold index, a warm one with nothing changed, then five one-file changes (a line
 appended to a mid-sized source file, indexed as a changed-paths run as the daemon's watcher
-does) timed to the end of the run and to the first search that finds the new line; then single-threaded ``search`` and ``build_context_prompt``
-latency (top 10) over the query set. Memory: the process's peak RSS (VmHWM), and the RSS the
-index added, per 1,000 chunks and beyond the corpus's text.
+does) timed to the end of the run and to the first search that finds the new line; then
+single-threaded ``search`` and ``build_context_prompt`` latency (top 10) over the query set.
+Memory: the process's peak RSS (VmHWM), and the RSS the index added, per 1,000 chunks and
+beyond the corpus's text.
 """
 
 from __future__ import annotations
