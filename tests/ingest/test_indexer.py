@@ -183,6 +183,18 @@ def test_source_caps_reject_the_run_and_keep_the_previous_index(tmp_path: Path) 
         run(small, root, Stores())
 
 
+def test_the_chunk_cap_rejects_the_run_and_keeps_the_previous_index(tmp_path: Path) -> None:
+    stores = Stores()
+    root = tree(tmp_path)
+    indexer = FileIndexer()
+    report = run(indexer, root, stores)
+    before = stores.ids()
+    capped = FileIndexer(Limits(max_chunks=report.chunk_count - 1))
+    with pytest.raises(IndexRejectedError, match=f"max_chunks cap of {report.chunk_count - 1}"):
+        run(capped, root, stores)
+    assert stores.ids() == before
+
+
 def test_per_file_caps_skip_the_file_with_its_reason(tmp_path: Path) -> None:
     stores = Stores()
     root = make_tree(

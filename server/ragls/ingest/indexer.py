@@ -176,6 +176,12 @@ class FileIndexer:
         finally:
             results.close()
 
+        chunks = sum(len(record.documents) for record in staged.values())
+        if chunks > self.limits.max_chunks:
+            raise IndexRejectedError(
+                f"source would hold {chunks} chunks, over the max_chunks cap of "
+                f"{self.limits.max_chunks}; the previous index stays"
+            )
         added, removed_ids, removed_docs = _difference(committed, staged)
         # A large generation is tokenized once for both stores, before the commit lock.
         analyzed = analyze_documents(added) if len(added) > INCREMENTAL_MAX_DOCUMENTS else None
@@ -192,7 +198,7 @@ class FileIndexer:
         return IndexReport(
             root=root,
             file_count=sum(1 for record in staged.values() if record.skip is None),
-            chunk_count=sum(len(record.documents) for record in staged.values()),
+            chunk_count=chunks,
             total_bytes=sum(record.size for record in staged.values()),
             files_read=files_read,
             files_chunked=files_chunked,

@@ -23,6 +23,7 @@ _LIMIT_KEYS = {
     "maxFiles": "max_files",
     "maxTotalBytes": "max_total_bytes",
     "maxChunksPerFile": "max_chunks_per_file",
+    "maxChunks": "max_chunks",
     "maxDepth": "max_depth",
     "maxIgnoreFileBytes": "max_ignore_file_bytes",
     "maxIgnoreSelectors": "max_ignore_selectors",
