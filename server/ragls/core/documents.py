@@ -6,12 +6,15 @@ kept (the context prompt renders provenance in that order, SPEC §6).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from ragls.errors import InvalidArgumentError
+
+INTERNED_VALUE_CHARS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +41,14 @@ class Document:
                     f"got {type(value).__name__}"
                 )
         # A read-only copy: callers cannot change a stored document behind the index's back.
-        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+        # Keys and short values are interned: every chunk of a corpus repeats "file", "format",
+        # "code", its language and its file's path, and chunks unpickled from the indexer's
+        # workers would otherwise hold a copy of each (about 500 bytes a chunk).
+        copy = {
+            sys.intern(key): sys.intern(value) if len(value) <= INTERNED_VALUE_CHARS else value
+            for key, value in self.metadata.items()
+        }
+        object.__setattr__(self, "metadata", MappingProxyType(copy))
 
     def __hash__(self) -> int:
         return hash(self.id)
