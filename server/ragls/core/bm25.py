@@ -42,7 +42,7 @@ from ragls.core.batches import (
 )
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
-from ragls.core.pruning import PruningStats, QueryTerm, top_documents
+from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
 
@@ -266,15 +266,8 @@ class BM25Stream:
             count = len(index)
             if count == 0:
                 return []
-            stats = PruningStats()
-            found = top_documents(
-                self._query_terms(terms), index.slot_count, index.dead_slots(), top_k, stats
-            )
-            self.last_search = stats
-            ranked = sorted(
-                ((score, index.id_at(slot)) for score, slot in found),
-                key=lambda item: (-item[0], item[1]),
-            )[:top_k]
+            self.last_search = stats = PruningStats()
+            ranked = ranked_ids(self._query_terms(terms), index, top_k, stats)
             results = []
             for score, document_id in ranked:
                 entry = self._entries[document_id]

@@ -47,7 +47,7 @@ from ragls.core.identifiers import (
 )
 from ragls.core.identifiers import path_terms as split_path
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
-from ragls.core.pruning import PruningStats, QueryTerm, top_documents
+from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
 
@@ -254,15 +254,8 @@ class CodeStream:
             index = state.index
             if len(index) == 0:
                 return []
-            stats = PruningStats()
-            found = top_documents(
-                self._query_terms(terms), index.slot_count, index.dead_slots(), top_k, stats
-            )
-            self.last_search = stats
-            ranked = sorted(
-                ((score, index.id_at(slot)) for score, slot in found),
-                key=lambda item: (-item[0], item[1]),
-            )[:top_k]
+            self.last_search = stats = PruningStats()
+            ranked = ranked_ids(self._query_terms(terms), index, top_k, stats)
             return [SearchResult(state.documents[doc_id], score) for score, doc_id in ranked]
 
     def _query_terms(self, terms: list[str]) -> list[QueryTerm]:

@@ -30,7 +30,7 @@ from ragls.core.analyzer import plain_term_counts, plain_terms
 from ragls.core.batches import EncodedBatch, analyze_documents, describes, latest_by_id
 from ragls.core.documents import Document, SearchResult
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
-from ragls.core.pruning import PruningStats, QueryTerm, top_documents
+from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.tfidf_norms import CosineNorms
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 
@@ -196,13 +196,8 @@ class InMemoryKnowledgeBase(KnowledgeBase):
             query_terms = self._query_terms(query_counts)
             if not query_terms:
                 return []
-            stats = PruningStats()
-            found = top_documents(query_terms, index.slot_count, index.dead_slots(), top_k, stats)
-            self.last_search = stats
-            ranked = sorted(
-                ((score, index.id_at(slot)) for score, slot in found),
-                key=lambda item: (-item[0], item[1]),
-            )[:top_k]
+            self.last_search = stats = PruningStats()
+            ranked = ranked_ids(query_terms, index, top_k, stats)
             return [SearchResult(self._documents[doc_id], score) for score, doc_id in ranked]
 
     # -- internals (lock held) -----------------------------------------------------------------

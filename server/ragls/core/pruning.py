@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragls.core.postings import FloatArray, Part, SlotArray, ValueArray, best_of
+from ragls.core.postings import FloatArray, InvertedIndex, Part, SlotArray, ValueArray, best_of
 
 # Bounds are inflated by this factor, so float rounding can never make a pruned document win.
 BOUND_MARGIN = 1.0 + 1e-6
@@ -113,3 +113,15 @@ def _score_candidates(
 def _ranked(candidates: SlotArray, scores: FloatArray, top_k: int) -> list[tuple[float, int]]:
     best = best_of(candidates, scores[candidates], top_k)
     return [(float(scores[slot]), int(slot)) for slot in best.tolist()]
+
+
+def ranked_ids(
+    terms: list[QueryTerm], index: InvertedIndex, top_k: int, stats: PruningStats
+) -> list[tuple[float, str]]:
+    """(score, id) of the ``top_k`` best documents of ``index``, best first, ties broken by id:
+    the search step every store shares (the caller holds its lock)."""
+    found = top_documents(terms, index.slot_count, index.dead_slots(), top_k, stats)
+    return sorted(
+        ((score, index.id_at(slot)) for score, slot in found),
+        key=lambda item: (-item[0], item[1]),
+    )[:top_k]

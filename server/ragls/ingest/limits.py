@@ -3,9 +3,10 @@
 Per-file caps (``max_file_bytes``, ``max_chunks_per_file``) skip and report that file;
 per-source caps (``max_files``, ``max_total_bytes``, and ``max_chunks``, the chunks a source may
 hold in all) reject the whole run with an error naming the cap, and the previous index stays.
-They are what bounds a session's memory: every stream holds every chunk (SPEC §3). ``max_depth`` bounds directory nesting below the root (deeper
-directories are skipped and reported). The two ignore-file caps make a directory whose ignore
-file exceeds them skipped whole (the safe side: nothing it might have excluded gets indexed).
+They are what bounds a session's memory: every stream holds every chunk (SPEC §3).
+``max_depth`` bounds directory nesting below the root (deeper directories are skipped and
+reported). The two ignore-file caps make a directory whose ignore file exceeds them skipped
+whole (the safe side: nothing it might have excluded gets indexed).
 """
 
 from __future__ import annotations
