@@ -2,20 +2,8 @@
 --   nvim --clean --headless --cmd 'set rtp+=PLUGIN' -l tests/test_plugin.lua PYTHON WORKSPACE
 -- Prints one line per check; exits 1 if any check fails (or on any Lua error).
 local python, workspace = arg[1], arg[2]
-local failures = 0
-local function check(condition, message)
-  print((condition and 'ok   - ' or 'FAIL - ') .. message)
-  if not condition then
-    failures = failures + 1
-  end
-end
-
--- Record notifications (headless Neovim would turn an ERROR-level echo into a Lua error).
-local notices = {}
-vim.notify = function(message, level)
-  table.insert(notices, { message = message, level = level })
-  print('notify: ' .. message)
-end
+local harness = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)), 'harness.lua'))
+local check = harness.check
 
 local ragls = require('ragls')
 check(vim.fn.exists(':Ragls') == 2, 'plugin/ragls.lua defines :Ragls')
@@ -63,15 +51,15 @@ end, 50), 'a file written with :write becomes searchable')
 
 local bad_results, bad_err = ragls.search_sync('x', { top_k = 500 })
 check(bad_results == nil and tostring(bad_err):match('topK') ~= nil, 'daemon errors reach the caller: ' .. tostring(bad_err))
-notices = {}
+harness.clear_notices()
 vim.cmd('Ragls bogus')
-check(#notices == 1 and notices[1].level == vim.log.levels.ERROR, 'unknown subcommands are reported as errors')
+check(#harness.notices == 1 and harness.notices[1].level == vim.log.levels.ERROR, 'unknown subcommands are reported as errors')
 
 check(vim.deep_equal(vim.fn.getcompletion('Ragls s', 'cmdline'), { 'search', 'status' }), 'subcommand completion')
 
-notices = {}
+harness.clear_notices()
 vim.cmd('Ragls status')
-check(#notices == 1 and notices[1].message:match('files, %d+ chunks') ~= nil, ':Ragls status')
+check(#harness.notices == 1 and harness.notices[1].message:match('files, %d+ chunks') ~= nil, ':Ragls status')
 
 vim.cmd('checkhealth ragls')
 local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
@@ -80,4 +68,4 @@ check(report:match('OK') ~= nil and report:match('ERROR') == nil, ':checkhealth 
 local client = ragls.client()
 client:stop()
 check(vim.wait(10000, function() return client:is_stopped() end, 20), 'the daemon stops cleanly')
-os.exit(failures == 0 and 0 or 1)
+harness.finish()

@@ -2,19 +2,8 @@
 --   nvim --clean --headless --cmd 'set rtp+=PLUGIN' -l tests/test_warnings.lua PYTHON WORKSPACE
 -- The coverage warning must reach the Lua API, :Ragls search and :Ragls status.
 local python, workspace = arg[1], arg[2]
-local failures = 0
-local function check(condition, message)
-  print((condition and 'ok   - ' or 'FAIL - ') .. message)
-  if not condition then
-    failures = failures + 1
-  end
-end
-
-local notices = {}
-vim.notify = function(message, level)
-  table.insert(notices, { message = message, level = level })
-  print('notify: ' .. message)
-end
+local harness = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)), 'harness.lua'))
+local check = harness.check
 
 local ragls = require('ragls')
 ragls.setup({
@@ -29,10 +18,10 @@ check(err == nil and results ~= nil, 'search answers: ' .. tostring(err))
 check(#warnings == 1 and warnings[1]:match('^BM25 covers 1 of %d+ chunks') ~= nil,
   'the Lua API returns the coverage warning: ' .. vim.inspect(warnings))
 
-notices = {}
+harness.clear_notices()
 vim.cmd('Ragls search password')
 check(vim.wait(10000, function()
-  for _, notice in ipairs(notices) do
+  for _, notice in ipairs(harness.notices) do
     if notice.level == vim.log.levels.WARN and notice.message:match('BM25 covers 1 of') then
       return true
     end
@@ -40,11 +29,12 @@ check(vim.wait(10000, function()
   return false
 end, 20), ':Ragls search shows the warning')
 
-notices = {}
+harness.clear_notices()
 vim.cmd('Ragls status')
+local notices = harness.notices
 check(#notices == 1 and notices[1].message:match('warning: BM25 covers 1 of') ~= nil, ':Ragls status shows it')
 
 local client = ragls.client()
 client:stop()
 check(vim.wait(10000, function() return client:is_stopped() end, 20), 'the daemon stops cleanly')
-os.exit(failures == 0 and 0 or 1)
+harness.finish()
