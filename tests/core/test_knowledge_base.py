@@ -152,3 +152,30 @@ def test_stream_adapter_delegates_to_the_knowledge_base() -> None:
     stream = KnowledgeBaseStream(kb)
     assert stream.name == "tfidf"
     assert [r.id for r in stream.search("hello", 3)] == ["d1"]
+
+
+def test_an_on_demand_index_is_built_by_the_first_search_and_kept_up_to_date() -> None:
+    kb = InMemoryKnowledgeBase(index_on_demand=True)
+    kb.replace_documents((), [Document(f"d{i}", f"note {i} shared") for i in range(3_000)])
+    kb.add(Document("late", "a quokka appears"))
+    kb.remove("d7")
+    assert not kb.indexed and not kb.wants_analysis and len(kb) == 3_000
+    assert [r.id for r in kb.search("quokka", 5)] == ["late"]
+    assert kb.indexed and kb.wants_analysis
+    assert kb.search("note 7", 1)[0].id != "d7"  # removed before the index existed
+    kb.add(Document("later", "a wombat appears"))
+    assert [r.id for r in kb.search("wombat", 5)] == ["later"]
+    assert [d.id for d in kb.list()][:2] == ["d0", "d1"]  # insertion order kept
+
+
+def test_an_on_demand_index_scores_like_an_eager_one() -> None:
+    documents = [
+        Document(f"d{i}", f"alpha beta {'gamma ' * (i % 5)}delta{i % 13}") for i in range(500)
+    ]
+    eager, lazy = InMemoryKnowledgeBase(), InMemoryKnowledgeBase(index_on_demand=True)
+    for kb in (eager, lazy):
+        kb.replace_documents((), documents)
+    for query in ("gamma", "delta3 alpha", "beta gamma delta7"):
+        assert [(r.id, r.score) for r in lazy.search(query, 10)] == [
+            (r.id, r.score) for r in eager.search(query, 10)
+        ]

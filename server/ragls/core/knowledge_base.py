@@ -75,6 +75,12 @@ class KnowledgeBase(ABC):
     @abstractmethod
     def __len__(self) -> int: ...
 
+    @property
+    def wants_analysis(self) -> bool:
+        """Whether :meth:`replace_documents` makes use of a shared pre-analysis (so an indexer
+        need not compute one for this store)."""
+        return False
+
     def replace_documents(
         self,
         remove_ids: Iterable[str],
@@ -94,14 +100,39 @@ INCREMENTAL_MAX_DOCUMENTS = 2_000
 
 
 class InMemoryKnowledgeBase(KnowledgeBase):
-    """Documents in memory, searched by TF-IDF cosine over an inverted index."""
+    """Documents in memory, searched by TF-IDF cosine over an inverted index.
 
-    def __init__(self) -> None:
+    ``index_on_demand``: keep the documents only, and build the TF-IDF index on the first
+    search (then keep it up to date). A session whose pipeline does not search TF-IDF (the
+    workspace pipeline) then pays neither the analysis nor the memory of an index it never
+    reads, and a later switch to a pipeline that does finds it built on first use.
+    """
+
+    def __init__(self, *, index_on_demand: bool = False) -> None:
         self._lock = threading.RLock()
         self._documents: dict[str, Document] = {}
         self._index = InvertedIndex(_tf_array)
         self._norms = CosineNorms()
+        self._indexed = not index_on_demand
         self.last_search = PruningStats()
+
+    @property
+    def wants_analysis(self) -> bool:
+        return self._indexed
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the TF-IDF index exists (always, unless ``index_on_demand`` and unsearched)."""
+        return self._indexed
+
+    def _ensure_index(self) -> None:
+        """Build the deferred index from every held document (lock held)."""
+        if self._indexed:
+            return
+        self._indexed = True
+        documents = builtins.list(self._documents.values())
+        self._documents.clear()
+        self.replace_documents((), documents)
 
     def add(self, document: Document) -> None:
         self.replace_documents((), (document,))
@@ -142,6 +173,14 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         removals = builtins.list(remove_ids)
         additions = builtins.list(add)
         latest = latest_by_id(additions)
+        with self._lock:
+            if not self._indexed:  # documents only, until the first search
+                for document_id in removals:
+                    self._documents.pop(document_id, None)
+                for document in latest.values():
+                    self._documents.pop(document.id, None)
+                    self._documents[document.id] = document
+                return
         large = len(latest) > INCREMENTAL_MAX_DOCUMENTS
         # Analysed outside the lock; a large batch straight into arrays (ragls.core.batches).
         encoded = None
@@ -190,6 +229,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         if not query_counts:
             return []
         with self._lock:
+            self._ensure_index()
             index = self._index
             if len(index) == 0:
                 return []

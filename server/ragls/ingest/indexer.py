@@ -184,7 +184,9 @@ class FileIndexer:
             )
         added, removed_ids, removed_docs = _difference(committed, staged)
         # A large generation is tokenized once for both stores, before the commit lock.
-        analyzed = analyze_documents(added) if len(added) > INCREMENTAL_MAX_DOCUMENTS else None
+        shared = bm25 is not None or knowledge_base.wants_analysis  # someone will read it
+        large = len(added) > INCREMENTAL_MAX_DOCUMENTS
+        analyzed = analyze_documents(added) if large and shared else None
         with commit_lock if commit_lock is not None else nullcontext():
             self._commit(
                 knowledge_base,

@@ -79,10 +79,14 @@ class RagService:
         plus those of ``also_serve`` (pipelines to compare with through :meth:`retriever_for`,
         as ``ragls eval`` does). A ``bm25`` passed in is kept whatever the pipeline."""
         self._pipeline = _chosen(pipeline)
-        self._knowledge_base = (
-            knowledge_base if knowledge_base is not None else InMemoryKnowledgeBase()
-        )
         served = [self._pipeline, *also_serve]
+        # TF-IDF is indexed on first use when no pipeline served searches it (SPEC §4's store
+        # holds the documents either way).
+        self._knowledge_base = (
+            knowledge_base
+            if knowledge_base is not None
+            else InMemoryKnowledgeBase(index_on_demand=all(p.tfidf == 0 for p in served))
+        )
         self._synonyms: SynonymTable | None = None
         self._bm25 = bm25
         if bm25 is None and any(p.bm25 > 0 for p in served):
