@@ -31,6 +31,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -85,27 +86,36 @@ class FieldWeights:
             raise InvalidArgumentError(f"b must be between 0 and 1, got {self.b!r}")
 
 
-def field_terms(document: Document) -> Counter[str]:
-    """Counts of the prefixed symbol and path terms of ``document``."""
-    counts: Counter[str] = Counter()
+@lru_cache(maxsize=1 << 14)
+def _symbol_terms(value: str) -> tuple[str, ...]:
+    return tuple(SYMBOL_PREFIX + term for term in code_terms(value))
+
+
+@lru_cache(maxsize=1 << 12)
+def _path_terms(file: str) -> tuple[str, ...]:
+    return tuple(PATH_PREFIX + term for term in split_path(file))
+
+
+def field_term_list(document: Document) -> list[str]:
+    """The prefixed symbol and path terms of ``document``, repeats included (cached by value:
+    every chunk of a file shares its path, most kinds and many symbols repeat)."""
+    terms: list[str] = []
     metadata = document.metadata
     if metadata.get("format", CODE_FORMAT) == CODE_FORMAT:
         for value in (metadata.get("symbol"), metadata.get("kind")):
             if value:
-                for term in code_terms(value):
-                    counts[SYMBOL_PREFIX + term] += 1
+                terms.extend(_symbol_terms(value))
     file = metadata.get("file")
     if file:
-        for term in split_path(file):
-            counts[PATH_PREFIX + term] += 1
-    return counts
+        terms.extend(_path_terms(file))
+    return terms
 
 
 def document_fields(document: Document) -> tuple[Counter[str], float]:
     """(counts of body and prefixed field terms, body length) of ``document``."""
     counts = code_term_counts(document.content)
     length = float(sum(counts.values()))
-    counts.update(field_terms(document))
+    counts.update(field_term_list(document))
     return counts, length
 
 
@@ -124,7 +134,7 @@ def encode_documents(documents: Sequence[Document]) -> EncodedBatch:
         ) -> Iterator[tuple[str, Counter[str], float]]:
             for document in part:
                 counts = Counter(IDENTIFIER.findall(document.content))
-                counts.update(field_terms(document))  # prefixed: no identifier looks like one
+                counts.update(field_term_list(document))  # prefixed: no identifier is like one
                 yield document.id, counts, 0.0
 
         plain = encode(identifiers())
