@@ -43,7 +43,6 @@ def build(
     system: str, texts: list[str], ids: list[str], metadata: list[dict[str, str]]
 ) -> Callable[[str], Any]:
     if system == "ragls-workspace":
-        from ragls.core.batches import analyze_documents
         from ragls.core.code_stream import CodeStream
         from ragls.core.documents import Document
         from ragls.core.fusion import HybridRetriever
@@ -51,10 +50,10 @@ def build(
         from ragls.service.pipelines import WORKSPACE
 
         documents = [Document(i, t, m) for i, t, m in zip(ids, texts, metadata, strict=True)]
-        # What a workspace session holds: the knowledge base (the store of record, TF-IDF
-        # indexed) and the code stream, which alone ranks.
-        kb = InMemoryKnowledgeBase()
-        kb.replace_documents((), documents, analyze_documents(documents))
+        # What a workspace session holds: the knowledge base (the store of record; its TF-IDF
+        # index is built on first use, which this pipeline never makes) and the code stream.
+        kb = InMemoryKnowledgeBase(index_on_demand=True)
+        kb.replace_documents((), documents)
         code = CodeStream(weights=WORKSPACE.fields)
         code.replace_documents((), documents)
         retriever = HybridRetriever([(code, WORKSPACE.code)])
