@@ -8,25 +8,36 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "server" / "ragls"
-LAYERS = ["core", "ingest", "service", "lsp"]
+# evaluation and lsp both stand on the service layer; "ragls" is the package root, which
+# re-exports every layer (importing it from below is an upward import).
+LAYERS = ["core", "ingest", "service", "evaluation", "lsp", "ragls"]
 THIRD_PARTY_FORBIDDEN_BELOW_LSP = ("pygls", "lsprotocol", "watchdog")
 
 
 def layer_of(module: str) -> str | None:
     parts = module.split(".")
-    if parts[0] != "ragls" or len(parts) < 2:
+    if parts[0] != "ragls":
         return None
+    if len(parts) == 1:
+        return "ragls"
     return parts[1] if parts[1] in LAYERS else None
 
 
-def imported_modules(path: Path) -> list[str]:
+def imported_modules(path: Path, package: tuple[str, ...] | None = None) -> list[str]:
+    """Every module ``path`` imports: ``import x``, ``from x import y`` (as ``x`` and, for a
+    package, ``x.y``), relative imports resolved, and imports inside functions (lazy ones)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    if package is None:
+        package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
     found: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.append(module)
+            found.extend(f"{module}.{alias.name}" for alias in node.names)
     return found
 
 
@@ -34,7 +45,7 @@ def modules_in(layer: str) -> list[Path]:
     return sorted((PACKAGE / layer).rglob("*.py"))
 
 
-@pytest.mark.parametrize("layer", ["core", "ingest", "service"])
+@pytest.mark.parametrize("layer", ["core", "ingest", "service", "evaluation"])
 def test_no_upward_imports(layer: str) -> None:
     rank = LAYERS.index(layer)
     offences = []
@@ -67,3 +78,22 @@ def test_core_uses_only_the_standard_library_and_numpy() -> None:
 
 def test_the_layering_check_sees_the_package() -> None:
     assert modules_in("core"), "no core modules found: the test would pass vacuously"
+
+
+def test_every_import_form_is_seen(tmp_path: Path) -> None:
+    """The checker itself: the forms that would hide an upward import are all reported."""
+    module = tmp_path / "probe.py"
+    module.write_text(
+        "import ragls\n"
+        "from ragls import RagService\n"
+        "from .. import lsp\n"
+        "from ..service import rag_service\n"
+        "def lazy():\n"
+        "    import ragls.lsp.server\n",
+        encoding="utf-8",
+    )
+    found = imported_modules(module, ("ragls", "core"))
+    layers = [layer_of(name) for name in found]
+    assert layers.count("ragls") >= 2
+    assert "lsp" in layers and "service" in layers
+    assert "ragls.lsp.server" in found

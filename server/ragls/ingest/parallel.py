@@ -25,7 +25,6 @@ import threading
 from collections.abc import Generator, Sequence
 from pathlib import Path
 
-import ragls
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.pipeline import Processed, process_file
@@ -89,7 +88,9 @@ class _Pool:
         self._processes: list[subprocess.Popen[bytes]] = []
         self._threads: list[threading.Thread] = []
         environment = dict(os.environ)
-        package_root = str(Path(ragls.__file__).resolve().parent.parent)
+        # The folder holding the ragls package (this file is ragls/ingest/parallel.py), found
+        # without importing the package root, which would load every layer above ingest.
+        package_root = str(Path(__file__).resolve().parents[2])
         environment["PYTHONPATH"] = os.pathsep.join(
             part for part in (package_root, environment.get("PYTHONPATH", "")) if part
         )
