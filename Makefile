@@ -12,7 +12,7 @@ VSCODE_STAMP := $(VSCODE)/node_modules/.installed-stamp
 
 E2E := $(VSCODE)/e2e
 
-.PHONY: demo test lint pytest vscode-test vsix vscode-e2e bench format clean
+.PHONY: demo test test-fast lint pytest vscode-test vsix vscode-e2e bench format clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ demo: $(STAMP)
 ## The whole test suite: lint (ruff, mypy strict), pytest (core to daemon, and the Neovim plugin
 ## in headless Neovim), then the VS Code extension's unit and integration tests.
 test: lint pytest vscode-test
+
+## The unit tests only (no daemon, Neovim or CLI processes): well under a minute.
+test-fast: lint
+	$(PY) -m pytest -q -m "not slow"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests bench

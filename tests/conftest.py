@@ -21,3 +21,16 @@ class FakeClock:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+# Tests that start real processes (the daemon, Neovim, the CLI): `make test` runs them,
+# `make test-fast` leaves them out.
+SLOW_FOLDERS = frozenset({"e2e", "clients"})
+SLOW_MODULES = frozenset({"test_cli.py"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.parts
+        if SLOW_FOLDERS & set(parts) or item.path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

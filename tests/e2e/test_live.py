@@ -181,7 +181,11 @@ async def test_cancelling_a_running_index(client: LanguageClient, workspace: Pat
     await request(client, "rag/index", {"ifIdle": False})  # let the watcher settle first
     before = await request(client, "rag/status")
     future = client.protocol.send_request("rag/index", {"force": True}, msg_id="slow-index")
-    await asyncio.sleep(0.2)
+
+    async def running() -> bool:
+        return bool((await request(client, "rag/status")).indexing)
+
+    await eventually(running, "the forced run to start")
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="slow-index"))
     with pytest.raises(JsonRpcException) as raised:
         await asyncio.wait_for(asyncio.wrap_future(future), 30)

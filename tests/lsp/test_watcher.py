@@ -96,7 +96,10 @@ def test_events_become_changed_paths(tmp_path: Path) -> None:
             lambda calls: {"src/b.py", "src/a.py"} <= set().union(*(paths for paths, _ in calls))
         )
         (tmp_path / "new" / "deep").mkdir(parents=True)
-        time.sleep(0.05)
+        deadline = time.monotonic() + 10
+        while "new/deep" not in watcher.watched_directories():  # the new directory is watched
+            assert time.monotonic() < deadline, "new/deep was never watched"
+            time.sleep(0.01)
         (tmp_path / "new" / "deep" / "c.py").write_text("x")
         collected.wait_for(
             lambda calls: "new/deep/c.py" in set().union(*(paths for paths, _ in calls))
