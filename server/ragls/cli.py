@@ -27,9 +27,13 @@ from ragls.errors import RaglsError
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.service import wire
+from ragls.service.options import WorkspaceOptions
 from ragls.service.pipelines import PIPELINES, WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.service.status import IndexProgress, IndexStatus
+from ragls.service.workspace import Workspace
+
+CLI_SESSION = "cli"
 
 
 class _ProgressBar:
@@ -63,13 +67,19 @@ class _ProgressBar:
 
 
 def _index(args: argparse.Namespace) -> tuple[RagService, IndexStatus, float]:
-    service = RagService(pipeline=args.pipeline)
+    """One session of a workspace, built as the daemon builds its sessions, indexed once."""
+    options = WorkspaceOptions(
+        include=tuple(args.include or ()),
+        exclude=tuple(args.exclude or ()),
+        pipeline=args.pipeline,
+        watch=False,
+    )
+    workspace = Workspace(options)
+    service = workspace.open_session(CLI_SESSION).service
     bar = _ProgressBar(sys.stderr)
     started = time.perf_counter()
     try:
-        status = service.index_directory(
-            args.path, bar, include=args.include or (), exclude=args.exclude or ()
-        )
+        status = service.index_directory(args.path, bar, **workspace.index_arguments())
     finally:
         bar.done()
     return service, status, time.perf_counter() - started

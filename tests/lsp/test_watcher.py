@@ -13,8 +13,8 @@ from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.limits import Limits
 from ragls.lsp import watcher as watcher_module
-from ragls.lsp.debounce import Debouncer
 from ragls.lsp.watcher import WorkspaceWatcher
+from ragls.service.debounce import Debouncer
 from tests.ingest.trees import make_tree
 
 

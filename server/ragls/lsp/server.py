@@ -31,13 +31,14 @@ from pygls.lsp.server import LanguageServer
 from ragls import __version__
 from ragls.core.validation import MAX_QUERY_CHARS, MAX_TOP_K
 from ragls.errors import IndexCancelledError, InvalidArgumentError, RaglsError
-from ragls.lsp.daemon import Daemon, DaemonSession
 from ragls.lsp.messages import Params
-from ragls.lsp.options import DaemonOptions, parse_options
 from ragls.lsp.progress import ProgressReporter
-from ragls.lsp.scheduler import IndexJob
+from ragls.lsp.watcher import WorkspaceWatcher
 from ragls.service import wire
+from ragls.service.options import WorkspaceOptions, parse_options
+from ragls.service.scheduler import IndexJob
 from ragls.service.status import IndexStatus
+from ragls.service.workspace import Workspace, WorkspaceSession, uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class RaglsServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(name="ragls", version=__version__)
-        self.daemon = Daemon(DaemonOptions(), self._committed)
+        self.sessions = Workspace(WorkspaceOptions(), self._committed, change_feed=WorkspaceWatcher)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.supports_progress = False
         self.supports_watched_files = False
@@ -113,8 +114,8 @@ def adapt_errors(handler: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _session(ls: RaglsServer, params: Params) -> DaemonSession:
-    return ls.daemon.resolve(params.optional_string("session"))
+def _session(ls: RaglsServer, params: Params) -> WorkspaceSession:
+    return ls.sessions.resolve(params.optional_string("session"))
 
 
 def _query(params: Params) -> tuple[str, int]:
@@ -124,7 +125,7 @@ def _query(params: Params) -> tuple[str, int]:
     return query, params.integer("topK", default=5, low=1, high=MAX_TOP_K)
 
 
-def _status(session: DaemonSession) -> dict[str, Any]:
+def _status(session: WorkspaceSession) -> dict[str, Any]:
     watcher = session.watcher
     extra = {
         "root": str(session.root) if session.root else None,
@@ -144,7 +145,7 @@ def create_server() -> RaglsServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
         options, errors = parse_options(params.initialization_options)
-        ls.daemon.options = options
+        ls.sessions.options = options
         ls.pending_messages.extend(errors)
         capabilities = params.capabilities
         ls.supports_progress = bool(capabilities.window and capabilities.window.work_done_progress)
@@ -172,7 +173,7 @@ def create_server() -> RaglsServer:
         ls: RaglsServer, params: types.DidChangeWorkspaceFoldersParams
     ) -> None:
         for folder in params.event.removed:
-            await asyncio.to_thread(ls.daemon.close_session, folder.uri)
+            await asyncio.to_thread(ls.sessions.close_session, folder.uri)
         for folder in params.event.added:
             await open_folder(ls, folder.uri)
 
@@ -185,23 +186,21 @@ def create_server() -> RaglsServer:
             settings = settings["ragls"]
         if settings is None:
             return
-        options, errors = parse_options(settings, ls.daemon.options)
+        options, errors = parse_options(settings, ls.sessions.options)
         if errors:
             ls.show("configuration not applied, the previous one stays: " + "; ".join(errors))
             return
         # Applying new limits waits for a running index run: never on the event loop.
-        await asyncio.to_thread(ls.daemon.apply_options, options)
+        await asyncio.to_thread(ls.sessions.apply_options, options)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_files_changed(ls: RaglsServer, params: types.DidChangeWatchedFilesParams) -> None:
-        from ragls.lsp.daemon import uri_to_path
-
         for change in params.changes:
             try:
                 path = uri_to_path(change.uri)
             except InvalidArgumentError:
                 continue
-            for session in ls.daemon.sessions():
+            for session in ls.sessions.sessions():
                 if session.root is not None and path.is_relative_to(session.root):
                     session.indexer.add_changes({path.relative_to(session.root).as_posix()})
 
@@ -209,7 +208,7 @@ def create_server() -> RaglsServer:
     def shutdown(ls: RaglsServer, params: None) -> None:
         if ls.rescan_task is not None:
             ls.rescan_task.cancel()
-        ls.daemon.stop()
+        ls.sessions.stop()
 
     @server.feature("rag/search")
     @server.thread()
@@ -242,7 +241,7 @@ def create_server() -> RaglsServer:
     async def index(ls: RaglsServer, raw: Any) -> dict[str, Any]:
         prepared = adapt_errors(_prepare_index)(ls, raw)
         session, job, reporter = prepared
-        ls.daemon.submit_index(session, job)
+        ls.sessions.submit_index(session, job)
         try:
             status = await asyncio.wrap_future(job.future)
         except asyncio.CancelledError:
@@ -257,7 +256,7 @@ def create_server() -> RaglsServer:
         if reporter is not None:
             reporter.end(f"Indexed {status.file_count} files, {status.chunk_count} chunks")
         if session.root is not None and session.folder:
-            await asyncio.to_thread(ls.daemon.start_watching, session)  # walks the directories
+            await asyncio.to_thread(ls.sessions.start_watching, session)  # walks the directories
         return await asyncio.to_thread(_status, session)
 
     @server.feature("rag/status")
@@ -316,7 +315,7 @@ def create_server() -> RaglsServer:
     @server.thread()
     @adapt_errors
     def sessions(ls: RaglsServer, raw: Any) -> dict[str, Any]:
-        return {"sessions": [_status(session) for session in ls.daemon.sessions()]}
+        return {"sessions": [_status(session) for session in ls.sessions.sessions()]}
 
     @server.feature("rag/createSession")
     @server.thread()
@@ -326,7 +325,7 @@ def create_server() -> RaglsServer:
         name = params.string("session", required=True)
         if not name.strip() or len(name) > 256:
             raise JsonRpcInvalidParams("session must be a non-blank name of at most 256 characters")
-        return _status(ls.daemon.open_session(name, None, folder=False))
+        return _status(ls.sessions.open_session(name, None, folder=False))
 
     @server.feature("rag/closeSession")
     @server.thread()
@@ -334,14 +333,14 @@ def create_server() -> RaglsServer:
     def close_session(ls: RaglsServer, raw: Any) -> dict[str, Any]:
         params = Params(raw)
         name = params.string("session", required=True)
-        return {"session": name, "closed": ls.daemon.close_session(name)}
+        return {"session": name, "closed": ls.sessions.close_session(name)}
 
     return server
 
 
 def _prepare_index(
     ls: RaglsServer, raw: Any
-) -> tuple[DaemonSession, IndexJob, ProgressReporter | None]:
+) -> tuple[WorkspaceSession, IndexJob, ProgressReporter | None]:
     params = Params(raw)
     session = _session(ls, params)
     path = params.optional_string("path")
@@ -366,16 +365,16 @@ def _prepare_index(
 
 async def open_folder(ls: RaglsServer, uri: str) -> None:
     try:
-        session = ls.daemon.open_folder(uri)
+        session = ls.sessions.open_folder(uri)
     except InvalidArgumentError as error:
         ls.show(f"workspace folder {uri} cannot be indexed: {error}")
         return
     if session.root is None or not session.root.is_dir():
         ls.show(f"workspace folder {uri} is not a directory", types.MessageType.Warning)
         return
-    await asyncio.to_thread(ls.daemon.start_watching, session)  # walks the directories
+    await asyncio.to_thread(ls.sessions.start_watching, session)  # walks the directories
     await register_watched_files_fallback(ls, session)
-    if not ls.daemon.options.index_on_startup:
+    if not ls.sessions.options.index_on_startup:
         return
     job = IndexJob(path=str(session.root))
     reporter = None
@@ -388,7 +387,7 @@ async def open_folder(ls: RaglsServer, uri: str) -> None:
             job.progress = reporter
         except Exception:  # the client refused or never answered: index without progress
             reporter = None
-    ls.daemon.submit_index(session, job)
+    ls.sessions.submit_index(session, job)
 
     def finished(future: Any) -> None:
         if reporter is None:
@@ -405,7 +404,7 @@ async def open_folder(ls: RaglsServer, uri: str) -> None:
     job.future.add_done_callback(finished)
 
 
-async def register_watched_files_fallback(ls: RaglsServer, session: DaemonSession) -> None:
+async def register_watched_files_fallback(ls: RaglsServer, session: WorkspaceSession) -> None:
     """When the watcher could not watch everything, ask the client to report file changes
     (``workspace/didChangeWatchedFiles``, registered dynamically) if it can; the periodic rescan
     covers the rest."""
@@ -435,5 +434,5 @@ async def register_watched_files_fallback(ls: RaglsServer, session: DaemonSessio
 
 async def rescan_forever(ls: RaglsServer) -> None:
     while True:
-        await asyncio.sleep(ls.daemon.options.rescan_interval_seconds)
-        ls.daemon.rescan_unwatched()
+        await asyncio.sleep(ls.sessions.options.rescan_interval_seconds)
+        ls.sessions.rescan_unwatched()

@@ -1,12 +1,17 @@
-"""SessionManager: one RagService per session id, created on first use (SPEC §7)."""
+"""SessionManager: one RagService per session id, created on first use (SPEC §7).
+
+The seed's public name over the workspace layer's registry (:class:`Workspace`): the daemon,
+the CLI and a library user all keep their sessions in one place, and a SessionManager made over
+a daemon's Workspace sees exactly the daemon's sessions.
+"""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 from ragls.errors import InvalidArgumentError
 from ragls.service.rag_service import RagService
+from ragls.service.workspace import Workspace
 
 MAX_SESSION_ID_CHARS = 4096
 
@@ -23,45 +28,42 @@ def _check_session_id(session_id: object) -> str:
 
 
 class SessionManager:
-    """Thread-safe registry of sessions; ``factory`` builds each new session's service."""
+    """Thread-safe registry of sessions; ``factory`` builds each new session's service.
+    ``workspace``: the registry to front (default: a new one of its own, without a cap on the
+    number of sessions and without watchers)."""
 
-    def __init__(self, factory: Callable[[], RagService] = RagService) -> None:
-        self._factory = factory
-        self._lock = threading.Lock()
-        self._sessions: dict[str, RagService] = {}
+    def __init__(
+        self, factory: Callable[[], RagService] = RagService, *, workspace: Workspace | None = None
+    ) -> None:
+        self._workspace = (
+            workspace
+            if workspace is not None
+            else Workspace(service_factory=factory, max_sessions=None)
+        )
+
+    @property
+    def workspace(self) -> Workspace:
+        return self._workspace
 
     def get_rag(self, session_id: str) -> RagService:
         """The session's service, created on first use (exactly once, even under contention)."""
         _check_session_id(session_id)
-        with self._lock:
-            service = self._sessions.get(session_id)
-            if service is None:
-                service = self._factory()
-                self._sessions[session_id] = service
-            return service
+        return self._workspace.open_session(session_id).service
 
     def find(self, session_id: str) -> RagService | None:
         """The session's service if it exists; never creates one."""
-        with self._lock:
-            return self._sessions.get(session_id)
+        session = self._workspace.get(session_id)
+        return None if session is None else session.service
 
     def remove_session(self, session_id: str) -> bool:
         """Clear and drop the session; False if there was none."""
-        with self._lock:
-            service = self._sessions.pop(session_id, None)
-        if service is None:
-            return False
-        service.clear()  # outside the manager's lock: clear waits for a running index
-        return True
+        return self._workspace.close_session(session_id)
 
     def session_ids(self) -> list[str]:
-        with self._lock:
-            return sorted(self._sessions)
+        return sorted(self._workspace.session_ids())
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._sessions)
+        return len(self._workspace.session_ids())
 
     def __contains__(self, session_id: object) -> bool:
-        with self._lock:
-            return session_id in self._sessions
+        return isinstance(session_id, str) and self._workspace.get(session_id) is not None

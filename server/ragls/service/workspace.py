@@ -1,11 +1,15 @@
-"""The daemon's sessions: one per workspace folder plus named ones (SPEC §9).
+"""The workspace layer: the one registry of sessions every front end uses (SPEC §1, §9).
 
-A folder session's id is the folder's URI; it is indexed on start-up (unless configured off) and
-watched. A named session (an assistant without a folder) is created by ``rag/createSession`` and
-indexes what ``rag/index`` names, unwatched. Requests that name no session go to the first
-workspace folder, or to a session called ``default`` when there is no folder.
+A :class:`WorkspaceSession` is a session's RagService, its index scheduler
+(:class:`~ragls.service.scheduler.SessionIndexer`), its change feed and its root. A folder
+session's id is the folder's URI; it is indexed on start-up (unless configured off) and watched.
+A named session (an assistant without a folder) indexes what it is told to, unwatched. Requests
+that name no session go to the first workspace folder, or to a session called ``default`` when
+there is no folder.
 
-This module is transport-free: the server module wires it to pygls.
+The change feed is injected: :class:`Workspace` takes a factory that builds one for a root
+(the daemon passes its watchdog watcher; tests pass a fake; ``None`` leaves folders unwatched),
+so this layer knows nothing of watchdog, pygls or any transport.
 """
 
 from __future__ import annotations
@@ -15,19 +19,18 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import unquote, urlparse
 
 from ragls.core.bm25 import BM25Stream
 from ragls.errors import InvalidArgumentError
 from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
-from ragls.lsp.debounce import Debouncer
-from ragls.lsp.options import DaemonOptions
-from ragls.lsp.scheduler import IndexJob, SessionIndexer
-from ragls.lsp.watcher import WorkspaceWatcher
+from ragls.service.debounce import Debouncer
+from ragls.service.options import WorkspaceOptions
 from ragls.service.pipelines import pipeline_named
 from ragls.service.rag_service import RagService
-from ragls.service.sessions import SessionManager
+from ragls.service.scheduler import IndexArguments, IndexJob, SessionIndexer
 from ragls.service.status import IndexStatus
 
 log = logging.getLogger(__name__)
@@ -43,34 +46,76 @@ def uri_to_path(uri: str) -> Path:
     return Path(unquote(parsed.path))
 
 
+class ChangeFeed(Protocol):
+    """What watches a session's root: it hands changed paths to the debouncer it was built
+    with, and says how well it is watching (``state``: watching, exhausted, polling, stopped,
+    failed)."""
+
+    root: Path
+    state: str
+    detail: str
+
+    @property
+    def watch_count(self) -> int: ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def set_admission(self, admission: Admission) -> None: ...
+
+
+ChangeFeedFactory = Callable[[Path, Admission, Debouncer], ChangeFeed]
+Committed = Callable[[str, IndexStatus, "list[str] | None"], None]
+
+
 @dataclass
-class DaemonSession:
+class WorkspaceSession:
     id: str
     service: RagService
     indexer: SessionIndexer
     root: Path | None = None
-    watcher: WorkspaceWatcher | None = None
+    watcher: ChangeFeed | None = None
     debouncer: Debouncer | None = None
     folder: bool = False
 
 
-class Daemon:
+def _ignore_commit(session: str, status: IndexStatus, changed: list[str] | None) -> None:
+    return None
+
+
+class Workspace:
+    """The sessions of one process (the daemon's, the CLI's, a library user's SessionManager).
+
+    ``on_committed`` hears every committed run (the daemon notifies its clients);
+    ``change_feed`` builds a folder session's watcher (None: folders are not watched);
+    ``service_factory`` builds a session's RagService (default: from ``options``).
+    """
+
     def __init__(
         self,
-        options: DaemonOptions,
-        on_committed: Callable[[str, IndexStatus, list[str] | None], None],
+        options: WorkspaceOptions | None = None,
+        on_committed: Committed = _ignore_commit,
+        *,
+        change_feed: ChangeFeedFactory | None = None,
+        service_factory: Callable[[], RagService] | None = None,
+        max_sessions: int | None = MAX_SESSIONS,
     ) -> None:
-        self.options = options
+        self.options = options if options is not None else WorkspaceOptions()
         self._on_committed = on_committed
-        self._manager = SessionManager(self._new_service)
+        self._change_feed = change_feed
+        self._service_factory = service_factory
+        self.max_sessions = max_sessions
         self._lock = threading.Lock()
         self._watch_lock = threading.Lock()
-        self._sessions: dict[str, DaemonSession] = {}
+        self._sessions: dict[str, WorkspaceSession] = {}
         self._order: list[str] = []
 
     # -- sessions ------------------------------------------------------------------------------
 
     def _new_service(self) -> RagService:
+        if self._service_factory is not None:
+            return self._service_factory()
         options = self.options
         pipeline = pipeline_named(options.pipeline)
         bm25 = None  # the service builds what its pipeline needs: unbounded (SPEC §3)
@@ -82,7 +127,7 @@ class Daemon:
         service.set_synonyms(options.synonyms)
         return service
 
-    def index_arguments(self) -> dict[str, object]:
+    def index_arguments(self) -> IndexArguments:
         options = self.options
         return {
             "include": options.include,
@@ -90,21 +135,24 @@ class Daemon:
             "default_skips": options.default_skips,
         }
 
-    def open_session(self, session_id: str, root: Path | None, *, folder: bool) -> DaemonSession:
+    def open_session(
+        self, session_id: str, root: Path | None = None, *, folder: bool = False
+    ) -> WorkspaceSession:
+        """The session called ``session_id``, created (with its service) on first use."""
         with self._lock:
             existing = self._sessions.get(session_id)
             if existing is not None:
                 return existing
-            if len(self._sessions) >= MAX_SESSIONS:
-                raise InvalidArgumentError(f"at most {MAX_SESSIONS} sessions can be open")
-            service = self._manager.get_rag(session_id)
+            if self.max_sessions is not None and len(self._sessions) >= self.max_sessions:
+                raise InvalidArgumentError(f"at most {self.max_sessions} sessions can be open")
+            service = self._new_service()
             indexer = SessionIndexer(session_id, service, self.index_arguments, self._on_committed)
-            session = DaemonSession(session_id, service, indexer, root, folder=folder)
+            session = WorkspaceSession(session_id, service, indexer, root, folder=folder)
             self._sessions[session_id] = session
             self._order.append(session_id)
             return session
 
-    def open_folder(self, uri: str) -> DaemonSession:
+    def open_folder(self, uri: str) -> WorkspaceSession:
         return self.open_session(uri, uri_to_path(uri), folder=True)
 
     def close_session(self, session_id: str) -> bool:
@@ -115,10 +163,10 @@ class Daemon:
             self._order.remove(session_id)
         self._stop_watching(session)
         session.indexer.stop()
-        self._manager.remove_session(session_id)
+        session.service.clear()  # outside the registry's lock: clear waits for a running index
         return True
 
-    def find(self, session_id: str | None) -> DaemonSession | None:
+    def find(self, session_id: str | None) -> WorkspaceSession | None:
         with self._lock:
             if session_id is None:
                 folders = [s for s in self._order if self._sessions[s].folder]
@@ -128,7 +176,16 @@ class Daemon:
                 return self._sessions[chosen]
             return self._sessions.get(session_id)
 
-    def resolve(self, session_id: str | None) -> DaemonSession:
+    def get(self, session_id: str) -> WorkspaceSession | None:
+        """The session called ``session_id`` if it is open; never creates one."""
+        with self._lock:
+            return self._sessions.get(session_id)
+
+    def session_ids(self) -> list[str]:
+        with self._lock:
+            return list(self._order)
+
+    def resolve(self, session_id: str | None) -> WorkspaceSession:
         """The session a request names (or the default one); InvalidArgumentError if unknown."""
         session = self.find(session_id)
         if session is not None:
@@ -137,21 +194,26 @@ class Daemon:
             return self.open_session(DEFAULT_SESSION, None, folder=False)
         raise InvalidArgumentError(f"session: unknown session {session_id!r}")
 
-    def sessions(self) -> list[DaemonSession]:
+    def sessions(self) -> list[WorkspaceSession]:
         with self._lock:
             return [self._sessions[s] for s in self._order]
 
     # -- indexing ------------------------------------------------------------------------------
 
-    def submit_index(self, session: DaemonSession, job: IndexJob) -> None:
+    def submit_index(self, session: WorkspaceSession, job: IndexJob) -> None:
         session.indexer.submit(job)
 
-    def start_watching(self, session: DaemonSession) -> None:
+    def start_watching(self, session: WorkspaceSession) -> None:
         with self._watch_lock:  # start-up and rag/index may both ask, from different threads
             self._start_watching(session)
 
-    def _start_watching(self, session: DaemonSession) -> None:
-        if session.root is None or session.watcher is not None or not self.options.watch:
+    def _start_watching(self, session: WorkspaceSession) -> None:
+        if (
+            self._change_feed is None
+            or session.root is None
+            or session.watcher is not None
+            or not self.options.watch
+        ):
             return
         indexer = session.indexer
 
@@ -159,7 +221,7 @@ class Daemon:
             indexer.add_changes(paths, rescan=full)
 
         session.debouncer = Debouncer(flush, delay=self.options.debounce_ms / 1000)
-        session.watcher = WorkspaceWatcher(
+        session.watcher = self._change_feed(
             session.root, self._admission(session.root), session.debouncer
         )
         session.watcher.start()
@@ -171,11 +233,11 @@ class Daemon:
         )
         return Admission(config, options.limits)
 
-    def _stop_watching(self, session: DaemonSession) -> None:
+    def _stop_watching(self, session: WorkspaceSession) -> None:
         with self._watch_lock:
             self._stop_watching_locked(session)
 
-    def _stop_watching_locked(self, session: DaemonSession) -> None:
+    def _stop_watching_locked(self, session: WorkspaceSession) -> None:
         if session.watcher is not None:
             session.watcher.stop()
             session.watcher = None
@@ -183,7 +245,7 @@ class Daemon:
             session.debouncer.stop()
             session.debouncer = None
 
-    def apply_options(self, options: DaemonOptions) -> None:
+    def apply_options(self, options: WorkspaceOptions) -> None:
         """New options: synonyms, pipeline and debounce at once; limits and selectors on the
         next run (which is started for watched folders); BM25 cap/expiry for sessions created
         later."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ragls.lsp.options import DaemonOptions, parse_options
+from ragls.service.options import WorkspaceOptions, parse_options
 
 
 def test_defaults() -> None:
     options, errors = parse_options(None)
     assert errors == []
-    assert options == DaemonOptions()
+    assert options == WorkspaceOptions()
     assert (options.index_on_startup, options.debounce_ms, options.pipeline) == (
         True,
         200,

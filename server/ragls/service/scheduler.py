@@ -1,6 +1,7 @@
 """One index worker thread per session: explicit runs and coalesced watcher changes (SPEC §9).
 
-Every index run of a session happens on its :class:`SessionIndexer` thread, off the event loop.
+Every index run of a session happens on its :class:`SessionIndexer` thread (started by the first
+job or change, so a session only searched costs no thread), off any event loop.
 Requests for a full run (start-up, ``rag/index``, a rescan) are queued as :class:`IndexJob` values
 whose futures the handlers await; changed paths from the watcher pile up while a run is busy and
 go into the next changed-paths run together, so a burst of thousands of events costs a handful of
@@ -14,6 +15,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from ragls.errors import IndexCancelledError, RaglsError
 from ragls.service.rag_service import RagService
@@ -21,7 +23,16 @@ from ragls.service.status import IndexProgress, IndexStatus
 
 log = logging.getLogger(__name__)
 
-ConfigSource = Callable[[], dict[str, object]]
+
+class IndexArguments(TypedDict):
+    """The source selection every run of a session passes to ``RagService.index_directory``."""
+
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    default_skips: frozenset[str]
+
+
+ConfigSource = Callable[[], IndexArguments]
 
 
 @dataclass
@@ -55,14 +66,22 @@ class SessionIndexer:
         self._stopped = False
         self.runs = 0
         self.changed_runs = 0
-        self._thread = threading.Thread(target=self._loop, name=f"ragls-index-{name}", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+
+    def _ensure_thread(self) -> None:
+        """Start the index thread (condition held)."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._loop, name=f"ragls-index-{self.name}", daemon=True
+            )
+            self._thread.start()
 
     def submit(self, job: IndexJob) -> concurrent.futures.Future[IndexStatus]:
         with self._condition:
             if self._stopped:
                 job.future.set_exception(RaglsError("the session was closed"))
             else:
+                self._ensure_thread()
                 self._jobs.append(job)
                 self._condition.notify()
         return job.future
@@ -70,6 +89,9 @@ class SessionIndexer:
     def add_changes(self, paths: set[str], rescan: bool = False) -> None:
         """Changed paths (relative to the session root) for the next changed-paths run."""
         with self._condition:
+            if self._stopped:
+                return
+            self._ensure_thread()
             self._changes |= paths
             self._rescan = self._rescan or rescan
             self._condition.notify()
@@ -82,7 +104,9 @@ class SessionIndexer:
                 job.cancel.set()
                 job.future.set_exception(RaglsError("the session was closed"))
             self._condition.notify()
-        self._thread.join(timeout=10)
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout=10)
 
     def cancel_all(self) -> None:
         with self._condition:
@@ -123,7 +147,7 @@ class SessionIndexer:
                 job.progress,
                 force=job.force,
                 cancelled=job.cancel.is_set,
-                **self._arguments(),  # type: ignore[arg-type]
+                **self._arguments(),
             )
         except BaseException as error:  # the future carries it to the request
             job.future.set_exception(error)
@@ -142,7 +166,7 @@ class SessionIndexer:
             status = self.service.index_directory(
                 root,
                 changed_paths=sorted(changes),
-                **self._arguments(),  # type: ignore[arg-type]
+                **self._arguments(),
             )
         except RaglsError as error:
             log.warning(
@@ -164,7 +188,7 @@ class SessionIndexer:
         if root is None:
             return
         try:
-            status = self.service.index_directory(root, **self._arguments())  # type: ignore[arg-type]
+            status = self.service.index_directory(root, **self._arguments())
         except Exception:
             log.exception("session %s: rescan failed", self.name)
             return

@@ -1,4 +1,5 @@
-"""Daemon configuration: ``initializationOptions`` and ``workspace/didChangeConfiguration``.
+"""Workspace settings: what the daemon takes as ``initializationOptions`` and
+``workspace/didChangeConfiguration`` (and any other front end as its configuration).
 
 The keys (camelCase on the wire) and their defaults are documented in protocol.md. Parsing never
 fails: :func:`parse_options` returns the options and a list of messages naming each invalid
@@ -46,7 +47,7 @@ KNOWN_KEYS = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
-class DaemonOptions:
+class WorkspaceOptions:
     index_on_startup: bool = True
     watch: bool = True
     include: tuple[str, ...] = ()
@@ -77,10 +78,10 @@ def _integer(value: object, name: str, low: int, high: int, errors: list[str]) -
 
 
 def parse_options(
-    raw: object, base: DaemonOptions | None = None
-) -> tuple[DaemonOptions, list[str]]:
+    raw: object, base: WorkspaceOptions | None = None
+) -> tuple[WorkspaceOptions, list[str]]:
     """Options from ``raw`` on top of ``base``; on any error, ``base`` and the messages."""
-    base = base or DaemonOptions()
+    base = base or WorkspaceOptions()
     if raw is None:
         return base, []
     if not isinstance(raw, Mapping):
