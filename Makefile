@@ -12,7 +12,7 @@ VSCODE_STAMP := $(VSCODE)/node_modules/.installed-stamp
 
 E2E := $(VSCODE)/e2e
 
-.PHONY: demo test test-fast lint pytest vscode-test vsix vscode-e2e bench format clean
+.PHONY: demo test test-fast lint pytest vscode-test vsix vscode-e2e bench format settings clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ vscode-e2e: vsix $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) bench/run.py
+
+## Regenerate the clients' copies of the settings schema (package.json, daemonSettings.ts,
+## the Neovim help, protocol.md's table); a test fails while they are stale.
+settings: $(STAMP)
+	$(PY) -m ragls.service.settings_files --write
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format server tests bench

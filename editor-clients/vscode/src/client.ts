@@ -16,7 +16,13 @@ const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 export function settingsNow(): Settings {
   const configuration = vscode.workspace.getConfiguration('ragls');
-  return readSettings((key, fallback) => configuration.get(key, fallback));
+  return readSettings(
+    (key, fallback) => configuration.get(key, fallback),
+    (key) => {
+      const set = configuration.inspect(key);
+      return set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
+    },
+  );
 }
 
 function connectionOf(client: LanguageClient): Connection {

@@ -1,8 +1,11 @@
 // Typed settings: the ragls.* configuration, the server command and the daemon's
-// initializationOptions (protocol.md, section 7). Pure functions over a getter, so tests need
-// no VS Code.
+// initializationOptions (protocol.md, section 7). Pure functions over getters, so tests need
+// no VS Code. The daemon's keys come from the settings schema (src/daemonSettings.ts, generated).
+import { DAEMON_SETTINGS } from './daemonSettings';
 
 export type Getter = <T>(key: string, fallback: T) => T;
+/** What the user set for ``key`` (user, workspace or folder settings), or undefined. */
+export type UserValue = (key: string) => unknown;
 
 export interface Settings {
   command: string[];
@@ -12,31 +15,21 @@ export interface Settings {
   daemon: Record<string, unknown>;
 }
 
-const DEFAULT_SKIPS = ['build', 'dist', 'out', 'target', 'coverage', '.idea', '.vscode', '.next', '.gradle', '__pycache__'];
-
-export function readSettings(get: Getter): Settings {
-  const synonyms = get<Record<string, string[]>>('synonyms', {});
-  const daemon: Record<string, unknown> = {
-    indexOnStartup: get('indexOnStartup', true),
-    watch: get('watch', true),
-    include: get<string[]>('include', []),
-    exclude: get<string[]>('exclude', []),
-    defaultSkips: get<string[]>('defaultSkips', DEFAULT_SKIPS),
-    limits: {
-      maxFileBytes: get('limits.maxFileBytes', 16 * 1024 * 1024),
-      maxFiles: get('limits.maxFiles', 100000),
-      maxTotalBytes: get('limits.maxTotalBytes', 1024 * 1024 * 1024),
-    },
-    // null: BM25 holds every chunk for as long as the index does (no cap, no expiry).
-    bm25: {
-      maxDocuments: get<number | null>('bm25.maxDocuments', null),
-      ttlSeconds: get<number | null>('bm25.ttlSeconds', null),
-    },
-    pipeline: get('pipeline', 'workspace'),
-    debounceMs: get('debounceMs', 200),
-  };
-  if (synonyms && Object.keys(synonyms).length > 0) {
-    daemon.synonyms = synonyms;
+/** The extension's own settings from ``get`` (their package.json defaults apply), and the
+ * daemon's: only those the user set, nested by their dotted keys (``limits.maxFiles`` becomes
+ * ``{limits: {maxFiles}}``); the daemon applies its own defaults to the rest, so the client
+ * never re-sends a default of its own. */
+export function readSettings(get: Getter, userValue: UserValue = () => undefined): Settings {
+  const daemon: Record<string, unknown> = {};
+  for (const key of DAEMON_SETTINGS) {
+    const value = userValue(key);
+    if (value === undefined) continue;
+    const path = key.split('.');
+    let node = daemon;
+    for (const part of path.slice(0, -1)) {
+      node = (node[part] ??= {}) as Record<string, unknown>;
+    }
+    node[path[path.length - 1]] = value;
   }
   return {
     command: get<string[]>('server.command', ['ragls', 'serve']),

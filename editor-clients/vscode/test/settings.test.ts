@@ -6,20 +6,21 @@ function getter(values: Record<string, unknown>): Getter {
   return <T>(key: string, fallback: T): T => (key in values ? (values[key] as T) : fallback);
 }
 
-test('defaults become the daemon defaults of protocol.md', () => {
+function userValues(values: Record<string, unknown>) {
+  return (key: string): unknown => values[key];
+}
+
+test('nothing the user did not set is sent: the daemon applies its own defaults', () => {
   const settings = readSettings(getter({}));
   assert.deepEqual(settings.command, ['ragls', 'serve']);
   assert.equal(settings.topK, 10);
-  assert.equal(settings.daemon.indexOnStartup, true);
-  assert.deepEqual(settings.daemon.limits, { maxFileBytes: 16777216, maxFiles: 100000, maxTotalBytes: 1073741824 });
-  assert.equal('synonyms' in settings.daemon, false);
-  assert.deepEqual(settings.daemon.bm25, { maxDocuments: null, ttlSeconds: null });
-  assert.equal(settings.daemon.pipeline, 'workspace');
+  assert.deepEqual(settings.daemon, {});
 });
 
 test('every setting reaches initializationOptions under its daemon key', () => {
   const settings = readSettings(
-    getter({
+    getter({}),
+    userValues({
       include: ['src/**'],
       exclude: ['dist/'],
       defaultSkips: ['build'],
@@ -37,6 +38,7 @@ test('every setting reaches initializationOptions under its daemon key', () => {
   assert.deepEqual(settings.daemon.defaultSkips, ['build']);
   assert.equal((settings.daemon.limits as Record<string, number>).maxFiles, 10);
   assert.deepEqual(settings.daemon.bm25, { maxDocuments: 500, ttlSeconds: 60 });
+  assert.deepEqual(settings.daemon.limits, { maxFiles: 10 });
   assert.equal(settings.daemon.pipeline, 'seed');
   assert.equal(settings.daemon.debounceMs, 50);
   assert.equal(settings.daemon.watch, false);

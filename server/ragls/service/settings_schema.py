@@ -1,0 +1,220 @@
+"""The workspace settings, defined once: names, types, defaults, bounds, descriptions.
+
+Everything else is derived from :data:`SETTINGS`: :func:`ragls.service.options.parse_options`
+validates with it, and ``python -m ragls.service.settings_files --write`` regenerates the
+clients' copies (:mod:`ragls.service.settings_files`); a test fails when any of them is
+stale. Keys are the wire names (camelCase; a dot nests: ``limits.maxFiles`` is
+``{"limits": {"maxFiles": ...}}``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ragls.ingest.ignore.defaults import READMITTABLE_DIRS
+from ragls.ingest.limits import Limits
+from ragls.service.pipelines import PIPELINES, WORKSPACE
+
+_LIMITS = Limits.defaults()
+SKIPPABLE = sorted(READMITTABLE_DIRS)
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    key: str
+    kind: str  # boolean | integer | number | string | strings | object
+    default: Any
+    description: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    nullable: bool = False
+    scope: str = "window"  # VS Code: window | resource
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(self.key.split("."))
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("indexOnStartup", "boolean", True, "Index workspace folders when they open."),
+    Setting("watch", "boolean", True, "Keep the index fresh from file-system events."),
+    Setting(
+        "include",
+        "strings",
+        [],
+        "Gitignore-style globs relative to the folder; if set, only matching files are indexed; "
+        "naming a default-skipped directory (`build/**`) re-admits it.",
+        scope="resource",
+    ),
+    Setting(
+        "exclude",
+        "strings",
+        [],
+        "Gitignore-style globs of files and directories never indexed.",
+        scope="resource",
+    ),
+    Setting(
+        "defaultSkips",
+        "strings",
+        SKIPPABLE,
+        "Which of the default-skipped directories stay skipped (`.git`, `node_modules`, "
+        "`vendor`, `.svn`, `.hg`, `.ssh`, `.aws`, `.gnupg`, `.kube` and secret files always are).",
+        choices=tuple(SKIPPABLE),
+        scope="resource",
+    ),
+    Setting(
+        "limits.maxFileBytes",
+        "integer",
+        _LIMITS.max_file_bytes,
+        "Files larger than this many bytes are skipped (`too-large`).",
+        minimum=1,
+    ),
+    Setting(
+        "limits.maxChunksPerFile",
+        "integer",
+        _LIMITS.max_chunks_per_file,
+        "Files with more chunks are skipped (`too-many-chunks`).",
+        minimum=1,
+    ),
+    Setting(
+        "limits.maxFiles",
+        "integer",
+        _LIMITS.max_files,
+        "A folder with more files is refused (IndexFailed); the previous index stays.",
+        minimum=1,
+    ),
+    Setting(
+        "limits.maxTotalBytes",
+        "integer",
+        _LIMITS.max_total_bytes,
+        "A folder holding more bytes is refused; the previous index stays.",
+        minimum=1,
+    ),
+    Setting(
+        "limits.maxChunks",
+        "integer",
+        _LIMITS.max_chunks,
+        "A folder that would hold more chunks is refused: with every stream holding every "
+        "chunk, this and the two caps above bound a session's memory.",
+        minimum=1,
+    ),
+    Setting(
+        "limits.maxDepth",
+        "integer",
+        _LIMITS.max_depth,
+        "Deeper directories are skipped (`too-deep`).",
+        minimum=1,
+    ),
+    Setting(
+        "limits.maxIgnoreFileBytes",
+        "integer",
+        _LIMITS.max_ignore_file_bytes,
+        "An ignore file larger than this makes its directory skipped whole.",
+        minimum=1,
+    ),
+    Setting(
+        "limits.maxIgnoreSelectors",
+        "integer",
+        _LIMITS.max_ignore_selectors,
+        "An ignore file with more patterns makes its directory skipped whole.",
+        minimum=1,
+    ),
+    Setting(
+        "pipeline",
+        "string",
+        WORKSPACE.name,
+        "The ranking: `workspace` is the code stream (identifier sub-tokens, symbol and path "
+        "fields; docs/retrieval.md has the measurements), `seed` is BM25 0.6 + TF-IDF 0.4 over "
+        "plain words; the others are measurement presets. Applies at once: a stream the new "
+        "pipeline needs is built from the stored chunks, nothing is re-read.",
+        choices=tuple(PIPELINES),
+    ),
+    Setting(
+        "bm25.maxDocuments",
+        "integer",
+        None,
+        "Cap the seed pipeline's BM25 stream at this many chunks (least recently accessed "
+        "evicted); unset: it holds every chunk. Answers carry a warning when the cap drops "
+        "chunks. Sessions opened later.",
+        minimum=1,
+        maximum=10_000_000,
+        nullable=True,
+    ),
+    Setting(
+        "bm25.ttlSeconds",
+        "number",
+        None,
+        "Expire the seed pipeline's BM25 documents this long after their last access; unset: "
+        "never. Sessions opened later.",
+        minimum=1,
+        maximum=1e9,
+        nullable=True,
+    ),
+    Setting(
+        "synonyms",
+        "object",
+        None,
+        'Replaces the query synonym table (both directions): `{"word": ["partner", ...]}`.',
+        nullable=True,
+    ),
+    Setting(
+        "debounceMs",
+        "integer",
+        200,
+        "Quiet time in milliseconds before file changes are indexed (at most 2 s after the first).",
+        minimum=0,
+        maximum=60_000,
+    ),
+    Setting(
+        "rescanIntervalSeconds",
+        "integer",
+        30,
+        "Period of the rescans of folders whose watcher is not fully working.",
+        minimum=1,
+        maximum=86_400,
+    ),
+)
+
+BY_KEY = {setting.key: setting for setting in SETTINGS}
+GROUPS = frozenset(setting.path[0] for setting in SETTINGS if len(setting.path) > 1)
+
+
+def check(setting: Setting, value: object) -> str | None:
+    """Why ``value`` is not valid for ``setting`` (a message naming the key), or None."""
+    key = setting.key
+    if value is None:
+        return None if setting.nullable else f"{key} must not be null"
+    kind = setting.kind
+    if kind == "boolean":
+        return None if isinstance(value, bool) else f"{key} must be true or false"
+    if kind in ("integer", "number"):
+        number_types: tuple[type, ...] = (int,) if kind == "integer" else (int, float)
+        if isinstance(value, bool) or not isinstance(value, number_types):
+            return _range_message(setting)
+        low = setting.minimum if setting.minimum is not None else float("-inf")
+        high = setting.maximum if setting.maximum is not None else 1 << 50
+        return None if low <= value <= high else _range_message(setting)  # type: ignore[operator]
+    if kind == "string":
+        if isinstance(value, str) and (not setting.choices or value in setting.choices):
+            return None
+        return f"{key} must be one of {sorted(setting.choices)}, got {value!r}"
+    if kind == "strings":
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            return f"{key} must be a list of non-empty strings"
+        unknown = (
+            sorted({v.lower() for v in value} - set(setting.choices)) if setting.choices else []
+        )
+        return f"{key} may only name {list(setting.choices)}; got {unknown}" if unknown else None
+    if kind == "object":
+        return None  # its own parser names what is wrong inside
+    raise AssertionError(f"unknown setting kind {kind}")
+
+
+def _range_message(setting: Setting) -> str:
+    kind = "an integer" if setting.kind == "integer" else "a positive number"
+    if setting.kind == "number":
+        return f"{setting.key} must be {kind}" + (" or null" if setting.nullable else "")
+    high = int(setting.maximum) if setting.maximum is not None else 1 << 50
+    return f"{setting.key} must be {kind} from {int(setting.minimum or 0)} to {high}"
