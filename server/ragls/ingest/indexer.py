@@ -129,6 +129,7 @@ class FileIndexer:
         same_root = self._root == root
         committed = self._records  # what the stores hold now, whatever its root
         previous = committed if same_root else {}  # what this run may reuse
+        gone: set[str] = set()
         if changed_paths is not None and same_root:
             candidates, skipped, gone = self._changed_scope(admission, previous, changed_paths)
             staged = {path: rec for path, rec in previous.items() if path not in gone}
@@ -182,7 +183,10 @@ class FileIndexer:
                 f"source would hold {chunks} chunks, over the max_chunks cap of "
                 f"{self.limits.max_chunks}; the previous index stays"
             )
-        added, removed_ids, removed_docs = _difference(committed, staged)
+        touched = None
+        if changed_paths is not None and same_root:
+            touched = gone | {candidate.path for candidate in candidates}
+        added, removed_ids, removed_docs = _difference(committed, staged, touched)
         # A large generation is tokenized once for both stores, before the commit lock.
         shared = bm25 is not None or knowledge_base.wants_analysis  # someone will read it
         large = len(added) > INCREMENTAL_MAX_DOCUMENTS
@@ -371,16 +375,22 @@ def _record(
 
 
 def _difference(
-    previous: dict[str, FileRecord], staged: dict[str, FileRecord]
+    previous: dict[str, FileRecord],
+    staged: dict[str, FileRecord],
+    touched: set[str] | None = None,
 ) -> tuple[list[Document], list[str], list[Document]]:
-    """(documents to add, ids to remove, the removed documents) turning previous into staged."""
+    """(documents to add, ids to remove, the removed documents) turning previous into staged.
+    ``touched``: the only paths whose records can differ (a changed-paths run), so a one-file
+    change costs that file rather than a pass over every record of the source."""
     added: list[Document] = []
     removed: list[Document] = []
-    for path, record in previous.items():
+    before = previous if touched is None else {p: previous[p] for p in touched if p in previous}
+    after = staged if touched is None else {p: staged[p] for p in sorted(touched) if p in staged}
+    for path, record in before.items():
         new = staged.get(path)
         if new is None or new.documents is not record.documents:
             removed.extend(record.documents)
-    for path, record in staged.items():
+    for path, record in after.items():
         old = previous.get(path)
         if old is None or old.documents is not record.documents:
             added.extend(record.documents)
