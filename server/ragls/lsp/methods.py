@@ -1,11 +1,11 @@
 """The custom ``rag/*`` methods: one short function each, and the table that registers them.
 
-Each function takes the server and its typed params (:mod:`ragls.lsp.messages`) and makes one
-call into the workspace layer or a session's service; JSON results come from
-:mod:`ragls.service.wire`. Errors are translated by the server's adapter
-(:func:`ragls.lsp.server.translate`). ``threaded`` methods run in pygls' thread pool (they may
-wait on a session lock); ``rag/index`` is a coroutine that awaits its run on the session's index
-thread, so ``$/cancelRequest`` reaches it.
+Each function takes the server and its typed params (:mod:`ragls.lsp.messages`), makes one
+call into the workspace layer or a session's service and returns a typed answer
+(:mod:`ragls.lsp.results`), which the server's adapter unstructures to camelCase JSON; the
+adapter also translates errors (:func:`ragls.lsp.errors.translate`). ``threaded`` methods run
+in pygls' thread pool (they may wait on a session lock); ``rag/index`` is a coroutine that
+awaits its run on the session's index thread, so ``$/cancelRequest`` reaches it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,21 @@ from ragls.lsp.messages import (
     SessionParams,
 )
 from ragls.lsp.progress import ProgressReporter
-from ragls.service import wire
+from ragls.lsp.results import (
+    AddedAnswer,
+    ClosedAnswer,
+    DocumentAnswer,
+    DocumentInfoView,
+    DocumentsAnswer,
+    DocumentView,
+    PromptAnswer,
+    RemovedAnswer,
+    ResultView,
+    SearchAnswer,
+    SessionsAnswer,
+    StatusAnswer,
+    WatcherView,
+)
 from ragls.service.scheduler import IndexJob
 from ragls.service.workspace import WorkspaceSession
 
@@ -38,41 +52,36 @@ if TYPE_CHECKING:
 MAX_SESSION_NAME_CHARS = 256
 
 
-def status_of(session: WorkspaceSession) -> dict[str, Any]:
+def status_of(session: WorkspaceSession) -> StatusAnswer:
     """``rag/status`` of one session: the service's status plus the daemon's view of it."""
     watcher = session.watcher
-    extra = {
-        "root": str(session.root) if session.root else None,
-        "watcher": None
+    return StatusAnswer.of(
+        session.id,
+        session.service.get_status(),
+        root=str(session.root) if session.root else None,
+        watcher=None
         if watcher is None
-        else {"state": watcher.state, "watches": watcher.watch_count, "detail": watcher.detail},
-        "pipeline": session.service.pipeline.name,
-        "indexRuns": session.indexer.runs,
-        "changedPathRuns": session.indexer.changed_runs,
-    }
-    return wire.status_json(session.id, session.service.get_status(), extra)
+        else WatcherView(watcher.state, watcher.watch_count, watcher.detail),
+        pipeline=session.service.pipeline.name,
+        index_runs=session.indexer.runs,
+        changed_path_runs=session.indexer.changed_runs,
+    )
 
 
-def search(ls: RaglsServer, params: QueryParams) -> dict[str, Any]:
+def search(ls: RaglsServer, params: QueryParams) -> SearchAnswer:
     session = ls.sessions.resolve(params.session)
     results = session.service.search(params.query, params.top_k)
-    return {
-        "session": session.id,
-        "results": [wire.result_json(result) for result in results],
-        "warnings": list(session.service.warnings()),
-    }
+    warnings = list(session.service.warnings())
+    return SearchAnswer(session.id, [ResultView.of(result) for result in results], warnings)
 
 
-def build_context_prompt(ls: RaglsServer, params: QueryParams) -> dict[str, Any]:
+def build_context_prompt(ls: RaglsServer, params: QueryParams) -> PromptAnswer:
     session = ls.sessions.resolve(params.session)
-    return {
-        "session": session.id,
-        "prompt": session.service.build_context_prompt(params.query, params.top_k),
-        "warnings": list(session.service.warnings()),
-    }
+    prompt = session.service.build_context_prompt(params.query, params.top_k)
+    return PromptAnswer(session.id, prompt, list(session.service.warnings()))
 
 
-async def index(ls: RaglsServer, params: IndexParams) -> dict[str, Any]:
+async def index(ls: RaglsServer, params: IndexParams) -> StatusAnswer:
     session = ls.sessions.resolve(params.session)
     path = params.path
     if path is None:
@@ -108,45 +117,43 @@ async def index(ls: RaglsServer, params: IndexParams) -> dict[str, Any]:
     return await asyncio.to_thread(status_of, session)
 
 
-def status(ls: RaglsServer, params: SessionParams) -> dict[str, Any]:
+def status(ls: RaglsServer, params: SessionParams) -> StatusAnswer:
     return status_of(ls.sessions.resolve(params.session))
 
 
-def add_document(ls: RaglsServer, params: AddDocumentParams) -> dict[str, Any]:
+def add_document(ls: RaglsServer, params: AddDocumentParams) -> AddedAnswer:
     session = ls.sessions.resolve(params.session)
-    document_id = session.service.add_document(params.content, params.metadata)
-    return {"session": session.id, "id": document_id}
+    return AddedAnswer(session.id, session.service.add_document(params.content, params.metadata))
 
 
-def list_documents(ls: RaglsServer, params: SessionParams) -> dict[str, Any]:
+def list_documents(ls: RaglsServer, params: SessionParams) -> DocumentsAnswer:
     session = ls.sessions.resolve(params.session)
-    documents = [wire.document_info_json(info) for info in session.service.list_documents()]
-    return {"session": session.id, "documents": documents}
+    infos = session.service.list_documents()
+    return DocumentsAnswer(session.id, [DocumentInfoView.of(info) for info in infos])
 
 
-def get_document(ls: RaglsServer, params: DocumentParams) -> dict[str, Any]:
+def get_document(ls: RaglsServer, params: DocumentParams) -> DocumentAnswer:
     session = ls.sessions.resolve(params.session)
     document = session.service.get_document(params.id)
-    found = None if document is None else wire.document_json(document)
-    return {"session": session.id, "document": found}
+    return DocumentAnswer(session.id, None if document is None else DocumentView.of(document))
 
 
-def remove_document(ls: RaglsServer, params: DocumentParams) -> dict[str, Any]:
+def remove_document(ls: RaglsServer, params: DocumentParams) -> RemovedAnswer:
     session = ls.sessions.resolve(params.session)
-    return {"session": session.id, "removed": session.service.remove_document(params.id)}
+    return RemovedAnswer(session.id, session.service.remove_document(params.id))
 
 
-def clear(ls: RaglsServer, params: SessionParams) -> dict[str, Any]:
+def clear(ls: RaglsServer, params: SessionParams) -> StatusAnswer:
     session = ls.sessions.resolve(params.session)
     session.service.clear()
     return status_of(session)
 
 
-def sessions(ls: RaglsServer, params: SessionParams) -> dict[str, Any]:
-    return {"sessions": [status_of(session) for session in ls.sessions.sessions()]}
+def sessions(ls: RaglsServer, params: SessionParams) -> SessionsAnswer:
+    return SessionsAnswer([status_of(session) for session in ls.sessions.sessions()])
 
 
-def create_session(ls: RaglsServer, params: NamedSessionParams) -> dict[str, Any]:
+def create_session(ls: RaglsServer, params: NamedSessionParams) -> StatusAnswer:
     name = params.session
     if not name.strip() or len(name) > MAX_SESSION_NAME_CHARS:
         raise JsonRpcInvalidParams(
@@ -155,8 +162,8 @@ def create_session(ls: RaglsServer, params: NamedSessionParams) -> dict[str, Any
     return status_of(ls.sessions.open_session(name, None, folder=False))
 
 
-def close_session(ls: RaglsServer, params: NamedSessionParams) -> dict[str, Any]:
-    return {"session": params.session, "closed": ls.sessions.close_session(params.session)}
+def close_session(ls: RaglsServer, params: NamedSessionParams) -> ClosedAnswer:
+    return ClosedAnswer(params.session, ls.sessions.close_session(params.session))
 
 
 @dataclass(frozen=True, slots=True)

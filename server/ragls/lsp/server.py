@@ -27,6 +27,7 @@ from ragls.lsp import lifecycle
 from ragls.lsp.errors import translate
 from ragls.lsp.messages import structure
 from ragls.lsp.methods import METHODS, Method
+from ragls.lsp.results import to_json
 from ragls.lsp.watcher import WorkspaceWatcher
 from ragls.service.options import WorkspaceOptions
 from ragls.service.status import IndexStatus
@@ -90,7 +91,7 @@ def adapter(method: Method) -> Any:
 
         def call(ls: RaglsServer, raw: Any) -> Any:
             try:
-                return method.handler(ls, structure(method.params, raw))
+                return to_json(method.handler(ls, structure(method.params, raw)))
             except RaglsError as error:
                 raise translate(error) from error
 
@@ -99,7 +100,7 @@ def adapter(method: Method) -> Any:
 
     async def call_async(ls: RaglsServer, raw: Any) -> Any:
         try:
-            return await method.handler(ls, structure(method.params, raw))
+            return to_json(await method.handler(ls, structure(method.params, raw)))
         except RaglsError as error:
             raise translate(error) from error
 

@@ -1,0 +1,206 @@
+"""Typed results of the custom methods, unstructured to camelCase JSON (protocol.md §4).
+
+Each method answers with one of the attrs classes below; :func:`to_json` turns it into the
+wire dict with one cattrs converter that renames every field to camelCase (``file_count`` is
+``fileCount``), nested classes included. The values themselves come from the service layer's
+JSON views (:mod:`ragls.service.wire`), shared with the CLI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_unstructure_fn, override
+
+from ragls.core.documents import Document, SearchResult
+from ragls.service import wire
+from ragls.service.status import DocumentInfo, IndexStatus
+
+
+@attrs.frozen
+class ResultView:
+    id: str
+    score: float
+    content: str
+    metadata: dict[str, Any]
+
+    @classmethod
+    def of(cls, result: SearchResult) -> ResultView:
+        return cls(result.id, result.score, result.content, wire.metadata_json(result.metadata))
+
+
+@attrs.frozen
+class DocumentView:
+    id: str
+    content: str
+    metadata: dict[str, Any]
+
+    @classmethod
+    def of(cls, document: Document) -> DocumentView:
+        return cls(document.id, document.content, wire.metadata_json(document.metadata))
+
+
+@attrs.frozen
+class DocumentInfoView:
+    id: str
+    preview: str
+    content_length: int
+    metadata: dict[str, str]
+
+    @classmethod
+    def of(cls, info: DocumentInfo) -> DocumentInfoView:
+        return cls(info.id, info.preview, info.content_length, dict(info.metadata))
+
+
+@attrs.frozen
+class WatcherView:
+    state: str
+    watches: int
+    detail: str
+
+
+@attrs.frozen
+class StatusAnswer:
+    """``rag/status`` (and the answer of ``rag/index``, ``rag/clear``, ``rag/createSession``)."""
+
+    session: str
+    file_count: int
+    chunk_count: int
+    last_index_time: str | None
+    indexed_path: str | None
+    generation: int
+    indexing: bool
+    added_document_count: int
+    corpus_documents: int
+    bm25_documents: int | None
+    bm25_evicted: int
+    bm25_expired: int
+    skipped: dict[str, int]
+    errors: list[str]
+    last_error: str | None
+    warnings: list[str]
+    root: str | None
+    watcher: WatcherView | None
+    pipeline: str
+    index_runs: int
+    changed_path_runs: int
+
+    @classmethod
+    def of(
+        cls,
+        session: str,
+        status: IndexStatus,
+        *,
+        root: str | None,
+        watcher: WatcherView | None,
+        pipeline: str,
+        index_runs: int,
+        changed_path_runs: int,
+    ) -> StatusAnswer:
+        return cls(
+            session=session,
+            file_count=status.file_count,
+            chunk_count=status.chunk_count,
+            last_index_time=status.last_index_time.isoformat() if status.last_index_time else None,
+            indexed_path=status.indexed_path,
+            generation=status.generation,
+            indexing=status.indexing,
+            added_document_count=status.added_document_count,
+            corpus_documents=status.corpus_documents,
+            bm25_documents=status.bm25_documents,
+            bm25_evicted=status.bm25_evicted,
+            bm25_expired=status.bm25_expired,
+            skipped=dict(status.skipped),
+            errors=list(status.errors),
+            last_error=status.last_error,
+            warnings=list(status.warnings),
+            root=root,
+            watcher=watcher,
+            pipeline=pipeline,
+            index_runs=index_runs,
+            changed_path_runs=changed_path_runs,
+        )
+
+
+@attrs.frozen
+class SearchAnswer:
+    session: str
+    results: list[ResultView]
+    warnings: list[str]
+
+
+@attrs.frozen
+class PromptAnswer:
+    session: str
+    prompt: str
+    warnings: list[str]
+
+
+@attrs.frozen
+class AddedAnswer:
+    session: str
+    id: str
+
+
+@attrs.frozen
+class DocumentsAnswer:
+    session: str
+    documents: list[DocumentInfoView]
+
+
+@attrs.frozen
+class DocumentAnswer:
+    session: str
+    document: DocumentView | None
+
+
+@attrs.frozen
+class RemovedAnswer:
+    session: str
+    removed: bool
+
+
+@attrs.frozen
+class SessionsAnswer:
+    sessions: list[StatusAnswer]
+
+
+@attrs.frozen
+class ClosedAnswer:
+    session: str
+    closed: bool
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+_CONVERTER = cattrs.Converter()
+for _cls in (
+    ResultView,
+    DocumentView,
+    DocumentInfoView,
+    WatcherView,
+    StatusAnswer,
+    SearchAnswer,
+    PromptAnswer,
+    AddedAnswer,
+    DocumentsAnswer,
+    DocumentAnswer,
+    RemovedAnswer,
+    SessionsAnswer,
+    ClosedAnswer,
+):
+    _renames = {field.name: override(rename=_camel(field.name)) for field in attrs.fields(_cls)}
+    _CONVERTER.register_unstructure_hook(
+        _cls,
+        make_dict_unstructure_fn(_cls, _CONVERTER, **_renames),  # type: ignore[arg-type]
+    )
+
+
+def to_json(answer: object) -> Any:
+    """The wire JSON of a typed answer (camelCase keys, nested answers included)."""
+    return _CONVERTER.unstructure(answer)
