@@ -38,8 +38,9 @@ check(vim.fn.getreg('"'):match('<tnsai%-user%-message>\nHow is the password veri
 check(vim.api.nvim_buf_get_name(0):match('^ragls://context/') ~= nil, 'and into a scratch buffer')
 vim.cmd.close()
 
-local prompt = ragls.context_prompt_sync('password', { top_k = 1 })
-check(prompt ~= nil and prompt:match('src/auth%.py') ~= nil, 'Lua API: context_prompt_sync')
+local prompt = ragls.build_context_prompt_sync('password', { top_k = 1 })
+check(prompt ~= nil and prompt:match('src/auth%.py') ~= nil, 'Lua API: build_context_prompt_sync')
+check(ragls.context_prompt_sync == ragls.build_context_prompt_sync, 'the earlier name still works')
 
 vim.cmd.edit(workspace .. '/src/wildlife.py')
 vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'def gate():', "    return 'capybara crossing'" })

@@ -64,7 +64,7 @@ M.subcommands = {
       error_message('usage: :Ragls context {question}')
       return
     end
-    ragls().context_prompt(args, nil, function(err, prompt, warnings)
+    ragls().build_context_prompt(args, nil, function(err, prompt, warnings)
       vim.schedule(function()
         if err then
           error_message(err)

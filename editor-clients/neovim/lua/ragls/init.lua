@@ -3,8 +3,8 @@
 --- Public API (for other plugins, e.g. AI chat plugins):
 ---   require('ragls').setup(opts)
 ---   require('ragls').search(query, { top_k = 5, session = nil }, function(err, results) end)
----   require('ragls').context_prompt(question, opts, function(err, prompt) end)
----   require('ragls').context_prompt_sync(question, opts) -> prompt | nil, err
+---   require('ragls').build_context_prompt(question, opts, function(err, prompt) end)
+---   require('ragls').build_context_prompt_sync(question, opts) -> prompt | nil, err
 ---   require('ragls').status() -> a short string for the statusline
 ---   require('ragls').client() -> the vim.lsp.Client or nil
 local config = require('ragls.config')
@@ -151,17 +151,21 @@ function M.search_sync(query, opts)
 end
 
 --- callback(err, prompt, warnings)
-function M.context_prompt(question, opts, callback)
+function M.build_context_prompt(question, opts, callback)
   request('rag/buildContextPrompt', params_for(question, opts), function(err, result)
     callback(err, result and result.prompt or nil, warnings_of(result))
   end)
 end
 
 --- Returns prompt, err, warnings.
-function M.context_prompt_sync(question, opts)
+function M.build_context_prompt_sync(question, opts)
   local result, err = request_sync('rag/buildContextPrompt', params_for(question, opts))
   return result and result.prompt or nil, err, warnings_of(result)
 end
+
+-- The names before the wire's `rag/buildContextPrompt` became the one name (kept for callers).
+M.context_prompt = M.build_context_prompt
+M.context_prompt_sync = M.build_context_prompt_sync
 
 function M.index(force, callback)
   local params = { force = force or false }
