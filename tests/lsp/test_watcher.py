@@ -1,9 +1,8 @@
-"""The watcher and the debouncer, without the daemon (SPEC §9)."""
+"""The watcher, without the daemon (SPEC §9); the debouncer's own tests are in tests/service."""
 
 from __future__ import annotations
 
 import errno
-import threading
 import time
 from pathlib import Path
 
@@ -15,49 +14,13 @@ from ragls.ingest.limits import Limits
 from ragls.lsp import watcher as watcher_module
 from ragls.lsp.watcher import WorkspaceWatcher
 from ragls.service.debounce import Debouncer
+from tests.collector import Collector
 from tests.ingest.trees import make_tree
-
-
-class Collector:
-    def __init__(self) -> None:
-        self.condition = threading.Condition()
-        self.calls: list[tuple[set[str], bool]] = []
-
-    def __call__(self, paths: set[str], full: bool) -> None:
-        with self.condition:
-            self.calls.append((paths, full))
-            self.condition.notify_all()
-
-    def wait_for(self, predicate: object, timeout: float = 10) -> None:
-        with self.condition:
-            assert self.condition.wait_for(lambda: predicate(self.calls), timeout)  # type: ignore[operator]
 
 
 def watcher_for(root: Path, debouncer: Debouncer) -> WorkspaceWatcher:
     admission = Admission(KnowledgeSourceConfig(root), Limits.defaults())
     return WorkspaceWatcher(root, admission, debouncer)
-
-
-def test_a_burst_of_paths_is_one_call() -> None:
-    collected = Collector()
-    debouncer = Debouncer(collected, delay=0.05)
-    for i in range(1000):
-        debouncer.add(f"f{i}")
-    collected.wait_for(lambda calls: bool(calls))
-    debouncer.stop()
-    assert len(collected.calls) == 1
-    assert len(collected.calls[0][0]) == 1000
-
-
-def test_a_never_ending_stream_is_flushed_by_the_max_delay() -> None:
-    collected = Collector()
-    debouncer = Debouncer(collected, delay=0.2, max_delay=0.3)
-    stop = time.monotonic() + 1.0
-    while time.monotonic() < stop:
-        debouncer.add("busy.txt")
-        time.sleep(0.01)
-    debouncer.stop()
-    assert collected.calls, "a continuous stream was never handed over"
 
 
 def test_only_admitted_directories_are_watched(tmp_path: Path) -> None:
