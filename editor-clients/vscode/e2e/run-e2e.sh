@@ -17,14 +17,14 @@ mkdir -p "$workspace/src" "$here/results"
 printf 'def login(user, password):\n    return verify(password)\n' > "$workspace/src/auth.py"
 printf '# Shop\n\nInvoices are paid by card.\n' > "$workspace/README.md"
 mkdir -p "$scratch/user/User" "$scratch/user/Machine"
-# The server settings are machine-scoped: code-server, being the remote side, reads them from the
+# The daemon settings are machine-scoped: code-server, being the remote side, reads them from the
 # Machine settings; the rest are ordinary user settings.
 cat > "$scratch/user/Machine/settings.json" <<JSON
-{ "ragls.server.pythonPath": "$python" }
+{ "ragls.daemon.pythonPath": "$python" }
 JSON
 cat > "$scratch/user/User/settings.json" <<JSON
 {
-  "ragls.server.pythonPath": "$python",
+  "ragls.daemon.pythonPath": "$python",
   "workbench.startupEditor": "none",
   "security.workspace.trust.enabled": false,
   "telemetry.telemetryLevel": "off",

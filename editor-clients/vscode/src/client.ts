@@ -10,7 +10,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { RaglsApi, type Connection } from './protocol';
-import { readSettings, serverCommand, type Settings } from './settings';
+import { daemonCommand, readSettings, type Settings } from './settings';
 
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
@@ -65,7 +65,7 @@ export class RaglsClient implements vscode.Disposable {
     const settings = settingsNow();
     let command: { command: string; args: string[] };
     try {
-      command = serverCommand(settings);
+      command = daemonCommand(settings);
     } catch (error) {
       this.show('$(error) ragls', String(error));
       void vscode.window.showErrorMessage(`ragls: ${String(error)}`);
@@ -90,7 +90,7 @@ export class RaglsClient implements vscode.Disposable {
     this.listeners.push(
       this.api.onIndexUpdated((update) => this.show(`$(database) ragls: ${update.chunkCount} chunks`, `${update.fileCount} files, ${update.chunkCount} chunks, generation ${update.generation}`)),
       this.client.onDidChangeState((event) => {
-        if (event.newState === State.Stopped) this.show('$(error) ragls', 'the server stopped');
+        if (event.newState === State.Stopped) this.show('$(error) ragls', 'the daemon stopped');
         if (event.newState === State.Running) this.show('$(sync~spin) ragls', 'indexing');
       }),
     );
@@ -98,7 +98,7 @@ export class RaglsClient implements vscode.Disposable {
       await this.client.start();
     } catch (error) {
       this.show('$(error) ragls', String(error));
-      void vscode.window.showErrorMessage(`ragls: the server did not start: ${String(error)}`);
+      void vscode.window.showErrorMessage(`ragls: the daemon did not start: ${String(error)}`);
     }
   }
 
@@ -106,8 +106,8 @@ export class RaglsClient implements vscode.Disposable {
     const now = Date.now();
     while (this.restarts.length > 0 && now - this.restarts[0] > RESTART_WINDOW_MS) this.restarts.shift();
     if (this.restarts.length >= maxRestarts) {
-      this.show('$(error) ragls', 'the server keeps stopping');
-      return { action: CloseAction.DoNotRestart, message: `ragls: the server stopped ${maxRestarts + 1} times in three minutes; not restarting it (see the ragls output).` };
+      this.show('$(error) ragls', 'the daemon keeps stopping');
+      return { action: CloseAction.DoNotRestart, message: `ragls: the daemon stopped ${maxRestarts + 1} times in three minutes; not restarting it (see the ragls output).` };
     }
     this.restarts.push(now);
     return { action: CloseAction.Restart };

@@ -38,7 +38,7 @@ export class Commands {
 
   private api(): RaglsApi | undefined {
     const api = this.ragls();
-    if (!api) this.vscode.showErrorMessage('ragls: the server is not running');
+    if (!api) this.vscode.showErrorMessage('ragls: the daemon is not running');
     return api;
   }
 

@@ -27,16 +27,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<RaglsE
     vscode.commands.registerCommand('ragls.showStatus', () => commands.showStatus()),
     vscode.commands.registerCommand('ragls.addSelectionAsDocument', () => commands.addSelectionAsDocument()),
     vscode.commands.registerCommand('ragls.manageDocuments', () => commands.manageDocuments()),
-    vscode.commands.registerCommand('ragls.restartServer', () => running.restart()),
+    vscode.commands.registerCommand('ragls.restartDaemon', () => running.restart()),
+    vscode.commands.registerCommand('ragls.restartServer', () => running.restart()), // the earlier id
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration('ragls.server')) void running.restart();
+      if (event.affectsConfiguration('ragls.daemon') || event.affectsConfiguration('ragls.server')) void running.restart();
       else if (event.affectsConfiguration('ragls')) void running.notifyConfiguration();
     }),
   );
   await running.start();
   const api = () => {
     const ragls = running.ragls;
-    if (!ragls) throw new Error('ragls: the server is not running');
+    if (!ragls) throw new Error('ragls: the daemon is not running');
     return ragls;
   };
   return {

@@ -1,4 +1,4 @@
-// Typed settings: the ragls.* configuration, the server command and the daemon's
+// Typed settings: the ragls.* configuration, the daemon's command and its
 // initializationOptions (protocol.md, section 7). Pure functions over getters, so tests need
 // no VS Code. The daemon's keys come from the settings schema (src/daemonSettings.ts, generated).
 import { DAEMON_SETTINGS } from './daemonSettings';
@@ -31,22 +31,25 @@ export function readSettings(get: Getter, userValue: UserValue = () => undefined
     }
     node[path[path.length - 1]] = value;
   }
+  // ragls.daemon.* were ragls.server.* before: the old keys are read when the new are not set.
+  const either = <T>(name: string, fallback: T): T =>
+    (userValue(`daemon.${name}`) ?? userValue(`server.${name}`) ?? get(`daemon.${name}`, fallback)) as T;
   return {
-    command: get<string[]>('server.command', ['ragls', 'serve']),
-    pythonPath: get('server.pythonPath', ''),
-    maxRestarts: get('server.maxRestarts', 3),
+    command: either<string[]>('command', ['ragls', 'serve']),
+    pythonPath: either('pythonPath', ''),
+    maxRestarts: either('maxRestarts', 3),
     topK: get('search.topK', 10),
     daemon,
   };
 }
 
 /** How to start the daemon: the configured Python with -m ragls serve, or the command. */
-export function serverCommand(settings: Settings): { command: string; args: string[] } {
+export function daemonCommand(settings: Settings): { command: string; args: string[] } {
   if (settings.pythonPath.trim() !== '') {
     return { command: settings.pythonPath, args: ['-m', 'ragls', 'serve'] };
   }
   if (settings.command.length === 0 || settings.command[0].trim() === '') {
-    throw new Error('ragls.server.command is empty');
+    throw new Error('ragls.daemon.command is empty');
   }
   return { command: settings.command[0], args: settings.command.slice(1) };
 }

@@ -139,9 +139,9 @@ test('manage documents lists added documents and removes the chosen one', async 
   assert.deepEqual(connection.requests.map((r) => r.method), ['rag/listDocuments', 'rag/removeDocument']);
 });
 
-test('commands say so when the server is not running', async () => {
+test('commands say so when the daemon is not running', async () => {
   const vscode = new FakeVscode();
   const commands = new Commands(vscode, () => undefined, () => 5, async () => {});
   await commands.showStatus();
-  assert.deepEqual(vscode.errors, ['ragls: the server is not running']);
+  assert.deepEqual(vscode.errors, ['ragls: the daemon is not running']);
 });

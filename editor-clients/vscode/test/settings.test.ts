@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readSettings, serverCommand, type Getter } from '../src/settings';
+import { daemonCommand, readSettings, type Getter } from '../src/settings';
 
 function getter(values: Record<string, unknown>): Getter {
   return <T>(key: string, fallback: T): T => (key in values ? (values[key] as T) : fallback);
@@ -46,13 +46,20 @@ test('every setting reaches initializationOptions under its daemon key', () => {
 });
 
 test('a configured Python runs the module; otherwise the command', () => {
-  assert.deepEqual(serverCommand(readSettings(getter({ 'server.pythonPath': '/venv/bin/python' }))), {
+  assert.deepEqual(daemonCommand(readSettings(getter({ 'daemon.pythonPath': '/venv/bin/python' }))), {
     command: '/venv/bin/python',
     args: ['-m', 'ragls', 'serve'],
   });
-  assert.deepEqual(serverCommand(readSettings(getter({ 'server.command': ['/opt/ragls', 'serve', '--log-level', 'info'] }))), {
+  assert.deepEqual(daemonCommand(readSettings(getter({ 'daemon.command': ['/opt/ragls', 'serve', '--log-level', 'info'] }))), {
     command: '/opt/ragls',
     args: ['serve', '--log-level', 'info'],
   });
-  assert.throws(() => serverCommand(readSettings(getter({ 'server.command': [] }))), /empty/);
+  assert.throws(() => daemonCommand(readSettings(getter({ 'daemon.command': [] }))), /empty/);
+});
+
+test('the earlier ragls.server.* keys are still read when ragls.daemon.* are not set', () => {
+  const old = readSettings(getter({}), (key) => (key === 'server.pythonPath' ? '/old/python' : undefined));
+  assert.equal(old.pythonPath, '/old/python');
+  const both = readSettings(getter({}), (key) => ({ 'server.pythonPath': '/old', 'daemon.pythonPath': '/new' })[key]);
+  assert.equal(both.pythonPath, '/new');
 });
