@@ -153,7 +153,7 @@ def test_a_save_that_keeps_document_frequencies_updates_no_other_norm() -> None:
     kb = InMemoryKnowledgeBase()
     kb.replace_documents((), documents)
     kb.search("common", 1)
-    norms = kb._norms
+    norms = kb.norms
     rebuilds = norms.rebuilds
     edited = Document("d7", "common common shared7 own7 own7 more7 words7")
     kb.replace_documents(["d7"], [edited])

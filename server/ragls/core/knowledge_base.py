@@ -121,6 +121,12 @@ class InMemoryKnowledgeBase(KnowledgeBase):
         return self._indexed
 
     @property
+    def norms(self) -> CosineNorms:
+        """The cosine norms' upkeep, for inspection: ``rebuilds`` and ``postings_updated`` count
+        the work edits cost (tests assert that a save touches no other document)."""
+        return self._norms
+
+    @property
     def indexed(self) -> bool:
         """Whether the TF-IDF index exists (always, unless ``index_on_demand`` and unsearched)."""
         return self._indexed
