@@ -278,23 +278,25 @@ def command_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def source(command: argparse.ArgumentParser, *, searched: bool = True) -> None:
+    """The arguments every command over a folder takes."""
+    command.add_argument("path", help="the folder to index")
+    command.add_argument("--include", action="append", metavar="GLOB", help="only these")
+    command.add_argument("--exclude", action="append", metavar="GLOB", help="not these")
+    if not searched:
+        return
+    command.add_argument(
+        "--pipeline",
+        default=WORKSPACE.name,
+        choices=sorted(PIPELINES),
+        help="retrieval pipeline (default workspace; seed = the seed's BM25 + TF-IDF)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragls", description="Workspace retrieval for editors.")
     parser.add_argument("--version", action="version", version=f"ragls {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-
-    def source(command: argparse.ArgumentParser, *, searched: bool = True) -> None:
-        command.add_argument("path", help="the folder to index")
-        command.add_argument("--include", action="append", metavar="GLOB", help="only these")
-        command.add_argument("--exclude", action="append", metavar="GLOB", help="not these")
-        if not searched:
-            return
-        command.add_argument(
-            "--pipeline",
-            default=WORKSPACE.name,
-            choices=sorted(PIPELINES),
-            help="retrieval pipeline (default workspace; seed = the seed's BM25 + TF-IDF)",
-        )
 
     index = commands.add_parser("index", help="index a folder and print a summary")
     source(index)

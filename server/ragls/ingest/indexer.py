@@ -31,6 +31,7 @@ from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedErr
 from ragls.ingest.admission import Admission, Skipped
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.fingerprint import FileRecord
+from ragls.ingest.generation import difference
 from ragls.ingest.ignore.defaults import is_ignore_file_name
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
@@ -186,7 +187,7 @@ class FileIndexer:
         touched = None
         if changed_paths is not None and same_root:
             touched = gone | {candidate.path for candidate in candidates}
-        added, removed_ids, removed_docs = _difference(committed, staged, touched)
+        added, removed_ids, removed_docs = difference(committed, staged, touched)
         # A large generation is tokenized once for both stores, before the commit lock.
         shared = bm25 is not None or knowledge_base.wants_analysis  # someone will read it
         large = len(added) > INCREMENTAL_MAX_DOCUMENTS
@@ -372,29 +373,6 @@ def _record(
         documents,
         skip,
     )
-
-
-def _difference(
-    previous: dict[str, FileRecord],
-    staged: dict[str, FileRecord],
-    touched: set[str] | None = None,
-) -> tuple[list[Document], list[str], list[Document]]:
-    """(documents to add, ids to remove, the removed documents) turning previous into staged.
-    ``touched``: the only paths whose records can differ (a changed-paths run), so a one-file
-    change costs that file rather than a pass over every record of the source."""
-    added: list[Document] = []
-    removed: list[Document] = []
-    before = previous if touched is None else {p: previous[p] for p in touched if p in previous}
-    after = staged if touched is None else {p: staged[p] for p in sorted(touched) if p in staged}
-    for path, record in before.items():
-        new = staged.get(path)
-        if new is None or new.documents is not record.documents:
-            removed.extend(record.documents)
-    for path, record in after.items():
-        old = previous.get(path)
-        if old is None or old.documents is not record.documents:
-            added.extend(record.documents)
-    return added, [d.id for d in removed], removed
 
 
 def _relative(root: Path, raw: str | os.PathLike[str]) -> str | None:
