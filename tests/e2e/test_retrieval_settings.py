@@ -28,6 +28,9 @@ async def test_the_default_index_is_complete_and_code_aware(client: LanguageClie
     answer = await request(client, "rag/search", {"query": "verify", "topK": 3})
     assert answer.results[0].metadata.file == "src/auth.py"
     assert answer.warnings == []
+    # Which generation answered, and whether changes were pending (none: the index is idle).
+    assert (answer.generation, answer.stale) == (status.generation, False)
+    assert status.stale is False
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=make_client))

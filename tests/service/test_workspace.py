@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -66,11 +67,21 @@ def test_a_folder_session_is_indexed_watched_and_kept_fresh(tmp_path: Path) -> N
     feed = FakeFeed.built[-1]
     assert feed.root == root and feed.state == "watching"
 
+    assert not session.stale
     (root / "src" / "b.py").write_text("def zebracorn_beta():\n    return 2\n")
+    feed.debouncer.delay = 60.0  # hold the change in the debouncer: the index is stale
     feed.debouncer.add("src/b.py")  # what the real watcher does on an event
+    assert session.stale
+    feed.debouncer.delay = 0.0
+    feed.debouncer.add("src/b.py")  # wakes the debouncer, now due at once
     commits.wait_for(2)
     assert commits.seen[-1] == (root.as_uri(), 2, ["src/b.py"])
     assert [r.metadata["file"] for r in session.service.search("zebracorn", 1)] == ["src/b.py"]
+    deadline = time.monotonic() + 10
+    while session.stale:  # the committed run clears it (the scheduler marks idle after notifying)
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert session.service.generation == 2
 
     assert workspace.close_session(root.as_uri())
     assert feed.state == "stopped" and workspace.get(root.as_uri()) is None

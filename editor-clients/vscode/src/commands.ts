@@ -23,6 +23,7 @@ export function statusText(status: Status): string {
     `watcher: ${watcher}`,
     `skipped: ${skipped || 'nothing'}`,
   ];
+  if (status.stale) parts.push('stale: changes pending');
   if (status.lastError) parts.push(`last error: ${status.lastError}`);
   for (const warning of status.warnings ?? []) parts.push(`warning: ${warning}`);
   return parts.join(' · ');

@@ -64,6 +64,8 @@ export interface Status {
   watcher: WatcherStatus | null;
   /** What makes answers incomplete, e.g. "BM25 covers 10,000 of 28,938 chunks: ..."; empty when nothing does. */
   warnings: string[];
+  /** True while the folder has changes the index does not hold yet. */
+  stale: boolean;
   pipeline: string;
   corpusDocuments: number;
   bm25Documents: number | null;

@@ -99,6 +99,14 @@ test('status text names counts, watcher, skips and the last error', () => {
   assert.equal(statusText(status), '3 files, 9 chunks, generation 2 · watcher: watching (4 watches) · skipped: secret 1 · last error: source has 9 files, over the max_files cap');
 });
 
+test('status text says when changes are pending', () => {
+  const status = {
+    fileCount: 1, chunkCount: 1, generation: 3, indexing: true, skipped: {}, watcher: null, lastError: null,
+    warnings: [], stale: true,
+  } as unknown as Status;
+  assert.equal(statusText(status), '1 files, 1 chunks, generation 3 (indexing) · watcher: none · skipped: nothing · stale: changes pending');
+});
+
 test('status text ends with the coverage warnings', () => {
   const status = {
     fileCount: 3, chunkCount: 9, generation: 2, indexing: false, skipped: {}, watcher: null, lastError: null,

@@ -65,20 +65,29 @@ def status_of(session: WorkspaceSession) -> StatusAnswer:
         pipeline=session.service.pipeline.name,
         index_runs=session.indexer.runs,
         changed_path_runs=session.indexer.changed_runs,
+        stale=session.stale,
     )
 
 
 def search(ls: RaglsServer, params: QueryParams) -> SearchAnswer:
     session = ls.sessions.resolve(params.session)
+    stale = session.stale  # before the search: a run committing meanwhile makes it fresher
     results = session.service.search(params.query, params.top_k)
-    warnings = list(session.service.warnings())
-    return SearchAnswer(session.id, [ResultView.of(result) for result in results], warnings)
+    return SearchAnswer(
+        session.id,
+        [ResultView.of(result) for result in results],
+        list(session.service.warnings()),
+        session.service.generation,
+        stale,
+    )
 
 
 def build_context_prompt(ls: RaglsServer, params: QueryParams) -> PromptAnswer:
     session = ls.sessions.resolve(params.session)
+    stale = session.stale
     prompt = session.service.build_context_prompt(params.query, params.top_k)
-    return PromptAnswer(session.id, prompt, list(session.service.warnings()))
+    warnings = list(session.service.warnings())
+    return PromptAnswer(session.id, prompt, warnings, session.service.generation, stale)
 
 
 async def index(ls: RaglsServer, params: IndexParams) -> StatusAnswer:

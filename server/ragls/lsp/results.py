@@ -86,6 +86,7 @@ class StatusAnswer:
     pipeline: str
     index_runs: int
     changed_path_runs: int
+    stale: bool
 
     @classmethod
     def of(
@@ -98,6 +99,7 @@ class StatusAnswer:
         pipeline: str,
         index_runs: int,
         changed_path_runs: int,
+        stale: bool = False,
     ) -> StatusAnswer:
         return cls(
             session=session,
@@ -121,6 +123,7 @@ class StatusAnswer:
             pipeline=pipeline,
             index_runs=index_runs,
             changed_path_runs=changed_path_runs,
+            stale=stale,
         )
 
 
@@ -129,6 +132,8 @@ class SearchAnswer:
     session: str
     results: list[ResultView]
     warnings: list[str]
+    generation: int
+    stale: bool
 
 
 @attrs.frozen
@@ -136,6 +141,8 @@ class PromptAnswer:
     session: str
     prompt: str
     warnings: list[str]
+    generation: int
+    stale: bool
 
 
 @attrs.frozen

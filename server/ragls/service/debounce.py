@@ -36,6 +36,7 @@ class Debouncer:
         self._first = 0.0
         self._last = 0.0
         self._stopped = False
+        self._handing_over = False
         self.flushes = 0
         self._thread = threading.Thread(target=self._run, name="ragls-debounce", daemon=True)
         self._thread.start()
@@ -59,6 +60,12 @@ class Debouncer:
             change()
             self._last = now
             self._condition.notify()
+
+    @property
+    def pending(self) -> bool:
+        """Whether changed paths wait for their quiet period."""
+        with self._condition:
+            return bool(self._paths) or self._full or self._handing_over
 
     def stop(self) -> None:
         with self._condition:
@@ -85,8 +92,12 @@ class Debouncer:
                     return
                 paths, full = self._paths, self._full
                 self._paths, self._full = set(), False
+                self._handing_over = True  # still pending until the callback has them
                 self.flushes += 1
             try:
                 self._callback(paths, full)
             except Exception:
                 log.exception("handling file changes failed")
+            finally:
+                with self._condition:
+                    self._handing_over = False

@@ -347,6 +347,11 @@ class RagService:
             self._last_report = None
             self._status = IndexStatus()
 
+    @property
+    def generation(self) -> int:
+        """The number of the committed generation searches answer from (0 before the first)."""
+        return self._status.generation
+
     def is_indexing(self) -> bool:
         """Whether an index run (or clear) is under way; takes no lock."""
         return self._index_lock.locked()

@@ -67,6 +67,7 @@ class SessionIndexer:
         self.runs = 0
         self.changed_runs = 0
         self._thread: threading.Thread | None = None
+        self._busy = False
 
     def _ensure_thread(self) -> None:
         """Start the index thread (condition held)."""
@@ -127,12 +128,24 @@ class SessionIndexer:
                     job = None
                     changes, self._changes = self._changes, set()
                     rescan, self._rescan = self._rescan, False
-            if job is not None:
-                self._run_job(job)
-            elif rescan:
-                self._run_rescan()
-            else:
-                self._run_changes(changes)
+                self._busy = True
+            try:
+                if job is not None:
+                    self._run_job(job)
+                elif rescan:
+                    self._run_rescan()
+                else:
+                    self._run_changes(changes)
+            finally:
+                with self._condition:
+                    self._busy = False
+
+    @property
+    def pending(self) -> bool:
+        """Whether work is queued or running: a run, changed paths or a rescan not yet
+        committed (answers say ``stale`` while it is)."""
+        with self._condition:
+            return self._busy or bool(self._jobs) or bool(self._changes) or self._rescan
 
     def _pending_changes(self) -> bool:
         return self._root is not None and (bool(self._changes) or self._rescan)

@@ -79,6 +79,13 @@ class WorkspaceSession:
     debouncer: Debouncer | None = None
     folder: bool = False
 
+    @property
+    def stale(self) -> bool:
+        """Whether the files have changes the index does not hold yet: events waiting in the
+        debouncer, or a run queued or under way (SPEC §11: every answer says so)."""
+        debouncer = self.debouncer
+        return (debouncer is not None and debouncer.pending) or self.indexer.pending
+
 
 def _ignore_commit(session: str, status: IndexStatus, changed: list[str] | None) -> None:
     return None

@@ -114,6 +114,9 @@ M.subcommands = {
         .. ' watches') or 'none'),
       ('  skipped: %s'):format(#skipped > 0 and table.concat(skipped, ', ') or 'nothing'),
     }
+    if status.stale == true then
+      table.insert(lines, '  stale: changes pending')
+    end
     if status.lastError ~= vim.NIL and status.lastError ~= nil then
       table.insert(lines, '  last error: ' .. status.lastError)
     end
