@@ -134,3 +134,26 @@ def test_index_runs_of_one_session_take_turns(tmp_path: Path) -> None:
     second.join(5)
     assert order == ["first", "second"]
     assert rag.get_status().generation == 2
+
+
+def test_a_changed_paths_run_keeps_the_skip_counts_of_the_rest(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "src/a.py": "def alpha():\n    return 1\n",
+            "src/b.py": "def beta():\n    return 2\n",
+            ".env": "TOKEN=1",
+            ".gitignore": "generated/\n",
+            "generated/g.py": "x = 1\n",
+            "logo.png": b"\x89PNG\r\n\x1a\n\x00\x00",
+        },
+    )
+    rag = RagService()
+    full = rag.index_directory(root).skipped
+    assert full  # secret, ignored, binary
+    (root / "src" / "a.py").write_text("def alpha():\n    return 10\n")
+    after = rag.index_directory(root, changed_paths=["src/a.py"]).skipped
+    assert after == full
+    (root / "logo.png").unlink()
+    after_delete = rag.index_directory(root, changed_paths=["logo.png"]).skipped
+    assert sum(after_delete.values()) == sum(full.values()) - 1

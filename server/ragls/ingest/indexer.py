@@ -76,6 +76,7 @@ class FileIndexer:
         self.workers = default_workers() if workers is None else max(1, workers)
         self._root: Path | None = None
         self._records: dict[str, FileRecord] = {}
+        self._skips: dict[str, Skipped] = {}  # the committed generation's, by path
 
     def set_limits(self, limits: Limits) -> None:
         """Admission caps for the next runs; the fingerprints stay (they record the chunk cap,
@@ -98,6 +99,7 @@ class FileIndexer:
         """Forget everything (the stores were cleared)."""
         self._root = None
         self._records = {}
+        self._skips = {}
 
     def indexed_documents(self) -> list[Document]:
         return [document for record in self._records.values() for document in record.documents]
@@ -131,9 +133,14 @@ class FileIndexer:
         committed = self._records  # what the stores hold now, whatever its root
         previous = committed if same_root else {}  # what this run may reuse
         gone: set[str] = set()
+        # The skips of the generation: a changed-paths run redoes those below its scopes only.
+        skips: dict[str, Skipped] = {}
         if changed_paths is not None and same_root:
-            candidates, skipped, gone = self._changed_scope(admission, previous, changed_paths)
+            candidates, skipped, gone, scopes = self._changed_scope(
+                admission, previous, changed_paths
+            )
             staged = {path: rec for path, rec in previous.items() if path not in gone}
+            skips = {p: s for p, s in self._skips.items() if not _within(p, scopes)}
         else:
             discovery = self.ingestion.discover(config, admission)
             candidates, skipped = discovery.candidates, discovery.skipped
@@ -201,7 +208,8 @@ class FileIndexer:
                 removed_docs,
                 analyzed,
             )
-        self._root, self._records = root, staged
+        skips.update((item.path, item) for item in skipped)
+        self._root, self._records, self._skips = root, staged, skips
         return IndexReport(
             root=root,
             file_count=sum(1 for record in staged.values() if record.skip is None),
@@ -212,7 +220,7 @@ class FileIndexer:
             files_removed=sum(1 for path in committed if path not in staged or not same_root),
             chunks_added=len(added),
             chunks_removed=len(removed_ids),
-            skipped=skipped,
+            skipped=list(skips.values()),
             errors=errors,
             cut_lines=cut_lines,
             changed_paths_run=changed_paths is not None and same_root,
@@ -225,18 +233,21 @@ class FileIndexer:
         admission: Admission,
         previous: dict[str, FileRecord],
         changed_paths: Iterable[str | os.PathLike[str]],
-    ) -> tuple[list[Candidate], list[Skipped], set[str]]:
-        """Candidates to (re)process, skips, and recorded paths whose records are void."""
+    ) -> tuple[list[Candidate], list[Skipped], set[str], list[str]]:
+        """Candidates to (re)process, skips, recorded paths whose records are void, and the
+        scopes (paths relative to the root, "" for all of it) the run redoes."""
         root = admission.root
         candidates: dict[str, Candidate] = {}
         skipped: list[Skipped] = []
         gone: set[str] = set()
+        scopes: list[str] = []
         for raw in changed_paths:
             relative = _relative(root, raw)
             if relative is None:
                 continue
             if is_ignore_file_name(relative.rsplit("/", 1)[-1]):
                 relative = relative.rpartition("/")[0]  # its rules changed: redo its directory
+            scopes.append(relative)
             prefix = f"{relative}/" if relative else ""
             gone.update(p for p in previous if p == relative or p.startswith(prefix))
             absolute = root / relative if relative else root
@@ -257,7 +268,7 @@ class FileIndexer:
             elif found is not None:
                 skipped.append(found)
         ordered = [candidates[path] for path in sorted(candidates)]
-        return ordered, skipped, gone
+        return ordered, skipped, gone, scopes
 
     def _check_source_caps(self, candidates: list[Candidate], kept: dict[str, FileRecord]) -> None:
         """The per-source caps count what will be read: files refused by name (binary
@@ -373,6 +384,11 @@ def _record(
         documents,
         skip,
     )
+
+
+def _within(path: str, scopes: list[str]) -> bool:
+    """Whether ``path`` is one of ``scopes`` or below one ("" is the whole root)."""
+    return any(not scope or path == scope or path.startswith(f"{scope}/") for scope in scopes)
 
 
 def _relative(root: Path, raw: str | os.PathLike[str]) -> str | None:
