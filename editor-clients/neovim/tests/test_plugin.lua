@@ -58,6 +58,19 @@ check(#harness.notices == 1 and harness.notices[1].level == vim.log.levels.ERROR
 
 check(vim.deep_equal(vim.fn.getcompletion('Ragls s', 'cmdline'), { 'search', 'status' }), 'subcommand completion')
 
+local forced = ragls._state.updates
+harness.clear_notices()
+vim.cmd('Ragls index!')
+check(vim.wait(30000, function()
+  for _, notice in ipairs(harness.notices) do
+    if notice.message:match('^ragls: indexed %d+ files') then
+      return ragls._state.updates > forced
+    end
+  end
+  return false
+end, 20), ':Ragls index! re-indexes (as documented)')
+check(ragls.status():match('^ragls: %d+ chunks$') ~= nil, 'the statusline helper shows the new generation: ' .. ragls.status())
+
 harness.clear_notices()
 vim.cmd('Ragls status')
 check(#harness.notices == 1 and harness.notices[1].message:match('files, %d+ chunks') ~= nil, ':Ragls status')

@@ -129,12 +129,16 @@ M.subcommands = {
 
 function M.run(opts)
   local name, rest = opts.args:match('^(%S+)%s*(.*)$')
+  local bang = opts.bang
+  if name ~= nil and name:sub(-1) == '!' then -- `:Ragls index!`, as documented (`:Ragls! index` too)
+    name, bang = name:sub(1, -2), true
+  end
   local handler = name and M.subcommands[name]
   if handler == nil then
     error_message('unknown subcommand ' .. vim.inspect(name or '') .. '; use search, context, index or status')
     return
   end
-  handler(rest or '', opts.bang)
+  handler(rest or '', bang)
 end
 
 function M.complete(arg_lead, cmdline)

@@ -67,6 +67,10 @@ function M.attach(root, bufnr)
           state.updates = state.updates + 1
           state.chunks = result and result.chunkCount or state.chunks
           vim.api.nvim_exec_autocmds('User', { pattern = 'RaglsIndexUpdated', data = result })
+          -- The statusline helper's text changed: show it now, not at the next redraw.
+          vim.schedule(function()
+            vim.cmd.redrawstatus({ bang = true })
+          end)
         end,
       },
     }, { bufnr = bufnr, reuse_client = function() return false end, attach = bufnr ~= nil })
