@@ -3,16 +3,21 @@ local M = {}
 
 function M.check()
   vim.health.start('ragls')
-  if vim.fn.has('nvim-0.10') == 1 then
+  -- 0.11: vim.validate(name, value, validator, message), client:stop(), vim.lsp.enable.
+  if vim.fn.has('nvim-0.11') == 1 then
     vim.health.ok('Neovim ' .. tostring(vim.version()))
   else
-    vim.health.error('Neovim 0.10 or newer is needed')
+    vim.health.error('Neovim 0.11 or newer is needed')
   end
   local options = require('ragls.config').options
   local executable = options.cmd[1]
   if vim.fn.executable(executable) ~= 1 then
     vim.health.error(('the daemon command %q is not executable'):format(executable),
-      { 'Install ragls (pip install ragls) or set cmd in require("ragls").setup()' })
+      {
+        'Install the daemon from a ragls checkout: `pip install /path/to/ragls` (or `make demo`'
+          .. ' there, which builds .venv), then put it on PATH',
+        'or point the plugin at it: require("ragls").setup({ cmd = { "/path/to/ragls/.venv/bin/ragls", "serve" } })',
+      })
     return
   end
   vim.health.ok(('the daemon command %q is executable'):format(executable))
