@@ -14,6 +14,9 @@ local ok, err = pcall(ragls.setup, { top_k = 0 })
 check(not ok and tostring(err):match('top_k'), 'invalid options are refused naming the option')
 
 ragls.setup({ cmd = { python, '-m', 'ragls', 'serve' }, init_options = { debounceMs = 50 } })
+local _, not_yet = ragls.search_sync('anything')
+check(tostring(not_yet):match('one of %.git') ~= nil and tostring(not_yet):match('getcwd') ~= nil,
+  'before a project opens, errors name the root markers and how to index the current folder')
 vim.cmd.edit(workspace .. '/src/auth.py')
 check(vim.wait(15000, function()
   local client = ragls.client()

@@ -100,10 +100,17 @@ local function current_session()
   return nil
 end
 
+--- Why there is no daemon yet, and what to do: the root markers, and the current folder.
+local function not_running()
+  return ('the daemon is not running: it starts for a file inside a project, a folder holding one of %s'
+    .. ' (setup option root_markers); to index the current folder, run'
+    .. ' :lua require("ragls").attach(vim.fn.getcwd())'):format(table.concat(config.options.root_markers, ', '))
+end
+
 local function request(method, params, callback)
   local client = M.client()
   if client == nil then
-    callback({ message = 'the daemon is not running (open a file inside a project first)' }, nil)
+    callback({ message = not_running() }, nil)
     return
   end
   client:request(method, params, function(err, result)
@@ -114,7 +121,7 @@ end
 local function request_sync(method, params)
   local client = M.client()
   if client == nil then
-    return nil, 'the daemon is not running (open a file inside a project first)'
+    return nil, not_running()
   end
   local response, message = client:request_sync(method, params, config.options.timeout_ms)
   if response == nil then
