@@ -1,8 +1,15 @@
 -- A vim.lsp.Config for Neovim 0.11+: `vim.lsp.enable('ragls')` starts the daemon with the
--- defaults. require('ragls').setup() does the same and adds the commands' workspace handling.
+-- defaults (override with vim.lsp.config('ragls', {...})). The :Ragls commands, the Lua API and
+-- the statusline helper adopt the client it starts; require('ragls').setup() is the other
+-- route, which also adds workspace folders as you open files of other projects.
 ---@type vim.lsp.Config
 return {
   cmd = { 'ragls', 'serve' },
   root_markers = { '.git' },
   init_options = vim.empty_dict(),
+  handlers = {
+    ['rag/indexUpdated'] = function(err, result, ctx)
+      require('ragls').on_index_updated(err, result, ctx)
+    end,
+  },
 }

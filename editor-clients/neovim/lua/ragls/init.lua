@@ -23,9 +23,38 @@ local function notify_error(message)
   vim.notify('ragls: ' .. message, vim.log.levels.ERROR)
 end
 
+--- A client Neovim started itself (`vim.lsp.enable('ragls')`), adopted so the commands and the
+--- Lua API work on that route too.
+local function adopt_enabled_client()
+  for _, client in ipairs(vim.lsp.get_clients({ name = 'ragls' })) do
+    if not client:is_stopped() then
+      state.client_id = client.id
+      for _, wf in ipairs(client.workspace_folders or {}) do
+        state.folders[wf.uri] = true
+      end
+      return
+    end
+  end
+end
+
+--- The rag/indexUpdated notification: count it, remember the chunk count, tell other plugins
+--- (User RaglsIndexUpdated) and redraw the statusline. lsp/ragls.lua routes it here too.
+function M.on_index_updated(_, result)
+  state.updates = state.updates + 1
+  state.chunks = result and result.chunkCount or state.chunks
+  vim.api.nvim_exec_autocmds('User', { pattern = 'RaglsIndexUpdated', data = result })
+  -- The statusline helper's text changed: show it now, not at the next redraw.
+  vim.schedule(function()
+    vim.cmd.redrawstatus({ bang = true })
+  end)
+end
+
 --- The running ragls client, if any.
 ---@return vim.lsp.Client|nil
 function M.client()
+  if state.client_id == nil then
+    adopt_enabled_client()
+  end
   if state.client_id == nil then
     return nil
   end
@@ -62,17 +91,7 @@ function M.attach(root, bufnr)
       root_dir = root,
       workspace_folders = { wf },
       init_options = config.options.init_options,
-      handlers = {
-        ['rag/indexUpdated'] = function(_, result)
-          state.updates = state.updates + 1
-          state.chunks = result and result.chunkCount or state.chunks
-          vim.api.nvim_exec_autocmds('User', { pattern = 'RaglsIndexUpdated', data = result })
-          -- The statusline helper's text changed: show it now, not at the next redraw.
-          vim.schedule(function()
-            vim.cmd.redrawstatus({ bang = true })
-          end)
-        end,
-      },
+      handlers = { ['rag/indexUpdated'] = M.on_index_updated },
     }, { bufnr = bufnr, reuse_client = function() return false end, attach = bufnr ~= nil })
     if id == nil then
       notify_error('could not start ' .. table.concat(config.options.cmd, ' '))
