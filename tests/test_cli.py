@@ -213,3 +213,14 @@ def test_eval_of_a_folder_that_is_not_a_repository_is_an_error(tmp_path: Path) -
     result = ragls("eval", str(tmp_path))
     assert result.returncode == 2
     assert "git" in result.stderr and str(tmp_path) in result.stderr
+
+
+def test_explain_names_the_rule_that_refuses_a_path(tmp_path: Path) -> None:
+    root = sample(tmp_path)
+    result = ragls("explain", str(root), "b/payments.py", "debug.log", ".env")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "b/payments.py: would be indexed (code)",
+        "debug.log: not indexed, ignored: .gitignore:1: *.log",
+        ".env: not indexed, secret: a secret file name, never indexed",
+    ]

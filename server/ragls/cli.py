@@ -25,6 +25,7 @@ from ragls.cli_batch import answer_queries
 from ragls.core.documents import SearchResult
 from ragls.errors import RaglsError
 from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.explain import explain_path
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.service import wire
 from ragls.service.options import WorkspaceOptions
@@ -249,6 +250,23 @@ def _add_eval(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     evaluate.set_defaults(run=command_eval)
 
 
+def command_explain(args: argparse.Namespace) -> int:
+    root = Path(args.path).resolve()
+    if not root.is_dir():
+        print(f"ragls: {args.path} is not a directory", file=sys.stderr)
+        return 2
+    config = KnowledgeSourceConfig(root, tuple(args.include or ()), tuple(args.exclude or ()))
+    ingestion = FileIngestionService()
+    for target in args.targets:
+        found = explain_path(ingestion, config, target)
+        if found.admitted:
+            print(f"{found.path}: would be indexed ({found.format or 'directory'})")
+        else:
+            detail = f": {found.detail}" if found.detail else ""
+            print(f"{found.path}: not indexed, {found.reason}{detail}")
+    return 0
+
+
 def command_files(args: argparse.Namespace) -> int:
     root = Path(args.path).resolve()
     if not root.is_dir():
@@ -342,6 +360,13 @@ def build_parser() -> argparse.ArgumentParser:
     files = commands.add_parser("files", help="list the files that would be ingested")
     source(files, searched=False)
     files.set_defaults(run=command_files)
+    explain = commands.add_parser(
+        "explain",
+        help="say whether paths would be indexed, and if not why (the rule that refuses them)",
+    )
+    source(explain, searched=False)
+    explain.add_argument("targets", nargs="+", metavar="FILE", help="paths below PATH")
+    explain.set_defaults(run=command_explain)
     _add_eval(commands)
     return parser
 

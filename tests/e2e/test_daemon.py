@@ -129,3 +129,16 @@ async def test_unknown_method_is_method_not_found(client: LanguageClient) -> Non
     with pytest.raises(JsonRpcException) as raised:
         await request(client, "rag/doesNotExist")
     assert raised.value.code == -32601
+
+
+async def test_explain_path_names_the_rule(client: LanguageClient) -> None:
+    ignored = await request(client, "rag/explainPath", {"path": "ignored/secret_plan.txt"})
+    assert (ignored.indexed, ignored.reason) == (False, "ignored")
+    assert ignored.detail.startswith(".gitignore:1: ignored/")
+    secret = await request(client, "rag/explainPath", {"path": ".env"})
+    assert (secret.indexed, secret.reason) == (False, "secret")
+    indexed = await request(client, "rag/explainPath", {"path": "src/auth.py"})
+    assert (indexed.indexed, indexed.chunks, indexed.format) == (True, 1, "code")
+    with pytest.raises(JsonRpcException) as raised:
+        await request(client, "rag/explainPath", {})
+    assert raised.value.code == -32602 and "path is required" in raised.value.message

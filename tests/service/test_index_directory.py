@@ -157,3 +157,25 @@ def test_a_changed_paths_run_keeps_the_skip_counts_of_the_rest(tmp_path: Path) -
     (root / "logo.png").unlink()
     after_delete = rag.index_directory(root, changed_paths=["logo.png"]).skipped
     assert sum(after_delete.values()) == sum(full.values()) - 1
+
+
+def test_explain_path_says_indexed_or_why_not(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {".gitignore": "*.log\n", "src/a.py": "def alpha():\n    return 1\n", "x.log": "noise"},
+    )
+    rag = RagService()
+    with pytest.raises(InvalidArgumentError, match="index it first"):
+        rag.explain_path("src/a.py")
+    rag.index_directory(root)
+    indexed = rag.explain_path(root / "src" / "a.py")
+    assert (indexed.path, indexed.indexed, indexed.chunks) == ("src/a.py", True, 1)
+    ignored = rag.explain_path("x.log")
+    assert (ignored.indexed, ignored.reason, ignored.detail) == (
+        False,
+        "ignored",
+        ".gitignore:1: *.log",
+    )
+    (root / "src" / "b.py").write_text("def beta():\n    return 2\n")
+    pending = rag.explain_path("src/b.py")
+    assert (pending.indexed, pending.reason) == (False, "pending")

@@ -72,8 +72,9 @@ class Admission:
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
         if lowered in READMITTABLE_DIRS and not self.config.readmits(name):
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
-        if self.stack.match(relative, is_dir=True) is Match.IGNORE:
-            return Skipped(relative, SkipReason.IGNORED)
+        decision, origin = self.stack.explain(relative, is_dir=True)
+        if decision is Match.IGNORE:
+            return Skipped(relative, SkipReason.IGNORED, origin or "")
         if self.config.excludes_directory(relative):
             return Skipped(relative, SkipReason.EXCLUDED)
         if relative.count("/") + 1 > self.limits.max_depth:
@@ -91,8 +92,9 @@ class Admission:
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
         if is_secret_name(name):
             return Skipped(relative, SkipReason.SECRET)
-        if self.stack.match(relative, is_dir=False) is Match.IGNORE:
-            return Skipped(relative, SkipReason.IGNORED)
+        decision, origin = self.stack.explain(relative, is_dir=False)
+        if decision is Match.IGNORE:
+            return Skipped(relative, SkipReason.IGNORED, origin or "")
         if not self.config.selects(relative):
             return Skipped(relative, SkipReason.EXCLUDED)
         return None

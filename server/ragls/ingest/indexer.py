@@ -104,6 +104,15 @@ class FileIndexer:
     def indexed_documents(self) -> list[Document]:
         return [document for record in self._records.values() for document in record.documents]
 
+    def chunk_count_of(self, relative: str) -> int | None:
+        """How many chunks the current generation holds for the file (None: not held)."""
+        record = self._records.get(relative)
+        return None if record is None or record.skip is not None else len(record.documents)
+
+    def skip_of(self, relative: str) -> Skipped | None:
+        """Why the current generation skipped the path, if it did."""
+        return self._skips.get(relative)
+
     def indexed_files(self) -> list[str]:
         """Paths (relative to the root) of the files the current generation holds, sorted."""
         return sorted(path for path, record in self._records.items() if record.skip is None)

@@ -87,6 +87,12 @@ class DocumentParams:
 
 
 @attrs.frozen
+class ExplainParams:
+    path: str = attrs.field(default="", metadata=wire("path", required=True))
+    session: str | None = attrs.field(default=None, metadata=wire("session"))
+
+
+@attrs.frozen
 class NamedSessionParams:
     """rag/createSession and rag/closeSession."""
 

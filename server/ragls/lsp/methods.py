@@ -22,6 +22,7 @@ from ragls.lsp.errors import INDEX_IN_PROGRESS, server_error, translate
 from ragls.lsp.messages import (
     AddDocumentParams,
     DocumentParams,
+    ExplainParams,
     IndexParams,
     NamedSessionParams,
     QueryParams,
@@ -35,6 +36,7 @@ from ragls.lsp.results import (
     DocumentInfoView,
     DocumentsAnswer,
     DocumentView,
+    ExplainAnswer,
     PromptAnswer,
     RemovedAnswer,
     ResultView,
@@ -158,6 +160,20 @@ def clear(ls: RaglsServer, params: SessionParams) -> StatusAnswer:
     return status_of(session)
 
 
+def explain_path(ls: RaglsServer, params: ExplainParams) -> ExplainAnswer:
+    session = ls.sessions.resolve(params.session)
+    found = session.service.explain_path(params.path)
+    return ExplainAnswer(
+        session.id,
+        found.path,
+        found.indexed,
+        found.chunks,
+        found.reason,
+        found.detail,
+        found.format,
+    )
+
+
 def sessions(ls: RaglsServer, params: SessionParams) -> SessionsAnswer:
     return SessionsAnswer([status_of(session) for session in ls.sessions.sessions()])
 
@@ -193,6 +209,7 @@ METHODS: tuple[Method, ...] = (
     Method("rag/getDocument", DocumentParams, get_document),
     Method("rag/removeDocument", DocumentParams, remove_document),
     Method("rag/clear", SessionParams, clear),
+    Method("rag/explainPath", ExplainParams, explain_path),
     Method("rag/sessions", SessionParams, sessions),
     Method("rag/createSession", NamedSessionParams, create_session),
     Method("rag/closeSession", NamedSessionParams, close_session),

@@ -175,6 +175,17 @@ class SessionsAnswer:
 
 
 @attrs.frozen
+class ExplainAnswer:
+    session: str
+    path: str
+    indexed: bool
+    chunks: int
+    reason: str | None
+    detail: str
+    format: str | None
+
+
+@attrs.frozen
 class ClosedAnswer:
     session: str
     closed: bool
@@ -199,6 +210,7 @@ for _cls in (
     DocumentAnswer,
     RemovedAnswer,
     SessionsAnswer,
+    ExplainAnswer,
     ClosedAnswer,
 ):
     _renames = {field.name: override(rename=_camel(field.name)) for field in attrs.fields(_cls)}

@@ -37,6 +37,7 @@ from ragls.core.prompt import render_context_prompt
 from ragls.core.validation import check_top_k
 from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.explain import explain_path
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.indexer import FileIndexer, IndexReport
 from ragls.ingest.limits import Limits
@@ -44,7 +45,13 @@ from ragls.service import chat
 from ragls.service.documents import document_info, new_added_document
 from ragls.service.memory import release_free_memory
 from ragls.service.pipelines import SEED, Pipeline, pipeline_named
-from ragls.service.status import DocumentInfo, IndexProgress, IndexStatus, coverage_warnings
+from ragls.service.status import (
+    DocumentInfo,
+    IndexProgress,
+    IndexStatus,
+    PathExplanation,
+    coverage_warnings,
+)
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +108,7 @@ class RagService:
         self._status = IndexStatus()
         self._indexer = indexer if indexer is not None else FileIndexer(limits)
         self._last_report: IndexReport | None = None
+        self._last_config: KnowledgeSourceConfig | None = None
 
     # -- indexing ------------------------------------------------------------------------------
 
@@ -148,6 +156,7 @@ class RagService:
                 self._status = dataclasses.replace(self._status, last_error=str(error))
                 raise
             self._last_report = result
+            self._last_config = config
             if result.chunks_added + result.chunks_removed >= LARGE_COMMIT_CHUNKS:
                 release_free_memory()
             self._status = IndexStatus(
@@ -162,6 +171,27 @@ class RagService:
                 errors=tuple(result.errors),
             )
         return self.get_status()
+
+    def explain_path(self, path: str | os.PathLike[str]) -> PathExplanation:
+        """Whether ``path`` (absolute, or relative to the indexed root) is indexed, and if not,
+        why: the admission check of :mod:`ragls.ingest.explain` against the last run's source,
+        then what the current generation holds for it."""
+        config = self._last_config
+        if config is None:
+            raise InvalidArgumentError("nothing is indexed in this session yet; index it first")
+        found = explain_path(self._indexer.ingestion, config, path)
+        chunks = self._indexer.chunk_count_of(found.path)
+        if chunks:
+            return PathExplanation(found.path, True, chunks, format=found.format)
+        if not found.admitted:
+            return PathExplanation(found.path, False, 0, found.reason, found.detail)
+        recorded = self._indexer.skip_of(found.path)
+        if recorded is not None:
+            return PathExplanation(found.path, False, 0, recorded.reason.value, recorded.detail)
+        if chunks == 0:
+            return PathExplanation(found.path, False, 0, "empty", "the file has no text to chunk")
+        detail = "admitted, but not in the current generation yet: an index run is pending"
+        return PathExplanation(found.path, False, 0, "pending", detail, found.format)
 
     @property
     def last_report(self) -> IndexReport | None:

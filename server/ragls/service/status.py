@@ -72,3 +72,20 @@ class DocumentInfo:
     preview: str
     content_length: int
     metadata: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class PathExplanation:
+    """Whether a path is indexed and, if not, exactly why (``RagService.explain_path``).
+
+    ``reason`` is a skip reason of status (``ignored``, ``default-skip``, ``secret``...) or
+    ``missing``/``pending``; ``detail`` names the rule: the ignore file, line and pattern, the
+    cap and its value, the skipped directory.
+    """
+
+    path: str
+    indexed: bool
+    chunks: int = 0
+    reason: str | None = None
+    detail: str = ""
+    format: str | None = None

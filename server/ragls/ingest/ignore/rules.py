@@ -115,23 +115,43 @@ class IgnoreFile:
 
     patterns: tuple[IgnorePattern, ...]
 
+    origins: tuple[str, ...] = ()  # the file each pattern came from, as labels
+
     @classmethod
-    def parse(cls, *contents: bytes) -> IgnoreFile:
+    def parse(cls, *contents: bytes, labels: tuple[str, ...] = ()) -> IgnoreFile:
+        """The patterns of ``contents`` in order; ``labels`` name their files (for reports)."""
         patterns = []
-        for content in contents:
+        origins = []
+        for position, content in enumerate(contents):
+            label = labels[position] if position < len(labels) else ""
             for number, raw in selector_lines(content):
                 pattern = parse_pattern(raw, number)
                 if pattern is not None:
                     patterns.append(pattern)
-        return cls(tuple(patterns))
+                    origins.append(label)
+        return cls(tuple(patterns), tuple(origins))
 
     def match(self, relative: bytes, is_dir: bool) -> Match:
         """``relative`` is the path below this file's directory, ``/``-separated, as bytes."""
+        found = self.deciding(relative, is_dir)
+        if found is None:
+            return Match.NONE
+        return Match.WHITELIST if found.negated else Match.IGNORE
+
+    def deciding(self, relative: bytes, is_dir: bool) -> IgnorePattern | None:
+        """The pattern that decides ``relative`` (the last one matching), or None."""
         basename = relative.rsplit(b"/", 1)[-1]
         for pattern in reversed(self.patterns):
             if pattern.matches(relative, basename, is_dir):
-                return Match.WHITELIST if pattern.negated else Match.IGNORE
-        return Match.NONE
+                return pattern
+        return None
+
+    def origin(self, pattern: IgnorePattern) -> str:
+        """``FILE:LINE: PATTERN`` of one of this file's patterns (as ``git check-ignore -v``)."""
+        # By identity: the same line can stand in .gitignore and .tnsignore.
+        position = next(i for i, candidate in enumerate(self.patterns) if candidate is pattern)
+        label = self.origins[position] if position < len(self.origins) else "?"
+        return f"{label}:{pattern.line}: {pattern.source.decode('utf-8', 'replace')}"
 
     def __len__(self) -> int:
         return len(self.patterns)

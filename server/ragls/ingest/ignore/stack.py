@@ -55,6 +55,11 @@ class IgnoreStack:
 
     def match(self, relative: str, is_dir: bool) -> Match:
         """The decision of the stack for ``relative``; ancestors are assumed not excluded."""
+        return self.explain(relative, is_dir)[0]
+
+    def explain(self, relative: str, is_dir: bool) -> tuple[Match, str | None]:
+        """The decision for ``relative`` and the line that made it (``dir/.gitignore:3: build/``),
+        deeper files first, the last matching line of a file winning (git's precedence)."""
         encoded = os.fsencode(relative)
         parts = relative.split("/")
         for depth in range(len(parts) - 1, -1, -1):
@@ -63,13 +68,15 @@ class IgnoreStack:
             if rules is None or not len(rules):
                 continue
             below = encoded if not directory else encoded[len(os.fsencode(directory)) + 1 :]
-            decision = rules.match(below, is_dir)
-            if decision is not Match.NONE:
-                return decision
-        return Match.NONE
+            pattern = rules.deciding(below, is_dir)
+            if pattern is not None:
+                decision = Match.WHITELIST if pattern.negated else Match.IGNORE
+                return decision, rules.origin(pattern)
+        return Match.NONE, None
 
     def _load(self, directory: str) -> DirectoryRules:
         contents: list[bytes] = []
+        labels: list[str] = []
         symlinked: list[str] = []
         base = self.root / directory if directory else self.root
         for name in IGNORE_FILE_NAMES:
@@ -104,7 +111,9 @@ class IgnoreStack:
                     f"{self.limits.max_ignore_selectors}-selector cap"
                 )
             contents.append(content)
-        return DirectoryRules(rules=IgnoreFile.parse(*contents), symlinked=tuple(symlinked))
+            labels.append(label)
+        rules = IgnoreFile.parse(*contents, labels=tuple(labels))
+        return DirectoryRules(rules=rules, symlinked=tuple(symlinked))
 
 
 def _read_no_follow(path: Path) -> bytes:
