@@ -75,6 +75,15 @@ end, 20), ':Ragls index! re-indexes (as documented)')
 check(ragls.status():match('^ragls: %d+ chunks$') ~= nil, 'the statusline helper shows the new generation: ' .. ragls.status())
 
 harness.clear_notices()
+vim.cmd('Ragls explain')
+check(#harness.notices == 1 and harness.notices[1].message:match('src/wildlife%.py is indexed %(1 chunks%)') ~= nil,
+  ':Ragls explain on the current buffer')
+harness.clear_notices()
+vim.cmd('Ragls explain ' .. workspace .. '/nowhere.py')
+check(#harness.notices == 1 and harness.notices[1].message:match('nowhere%.py is not indexed: missing') ~= nil,
+  ':Ragls explain says why a path is not indexed')
+
+harness.clear_notices()
 vim.cmd('Ragls status')
 check(#harness.notices == 1 and harness.notices[1].message:match('files, %d+ chunks') ~= nil, ':Ragls status')
 

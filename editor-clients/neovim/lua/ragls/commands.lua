@@ -1,4 +1,4 @@
---- :Ragls {search|context|index|status} — one user command with subcommands and completion.
+--- :Ragls {search|context|index|explain|status} — one user command with subcommands and completion.
 local M = {}
 
 local function ragls()
@@ -95,6 +95,20 @@ M.subcommands = {
       end)
     end)
   end,
+  explain = function(args)
+    local path = args ~= '' and vim.fn.fnamemodify(args, ':p') or vim.api.nvim_buf_get_name(0)
+    local found, err = ragls().explain_sync(path)
+    if err then
+      error_message(err)
+      return
+    end
+    if found.indexed then
+      vim.notify(('ragls: %s is indexed (%d chunks)'):format(found.path, found.chunks), vim.log.levels.INFO)
+    else
+      local detail = (found.detail or '') ~= '' and (' (' .. found.detail .. ')') or ''
+      vim.notify(('ragls: %s is not indexed: %s%s'):format(found.path, found.reason, detail), vim.log.levels.INFO)
+    end
+  end,
   status = function()
     local status, err = ragls().status_sync()
     if err then
@@ -135,7 +149,7 @@ function M.run(opts)
   end
   local handler = name and M.subcommands[name]
   if handler == nil then
-    error_message('unknown subcommand ' .. vim.inspect(name or '') .. '; use search, context, index or status')
+    error_message('unknown subcommand ' .. vim.inspect(name or '') .. '; use search, context, index, explain or status')
     return
   end
   handler(rest or '', bang)

@@ -206,6 +206,16 @@ function M.index(force, callback)
   request('rag/index', params, callback)
 end
 
+--- Whether a path is indexed and, if not, why (rag/explainPath). Returns result, err.
+function M.explain_sync(path)
+  local params = { path = path }
+  local session = current_session()
+  if session ~= nil then
+    params.session = session
+  end
+  return request_sync('rag/explainPath', params)
+end
+
 function M.status_sync()
   local params = vim.empty_dict()
   local session = current_session()
