@@ -1,5 +1,5 @@
 // The commands of the extension, written against VscodeApi and RaglsApi only.
-import type { CancellationTokenLike, RaglsApi, SearchResult, Status } from './protocol';
+import type { CancellationTokenLike, PathExplanation, RaglsApi, SearchResult, Status } from './protocol';
 import { errorMessage } from './protocol';
 import type { PickItem, VscodeApi } from './vscodeapi';
 
@@ -11,6 +11,12 @@ export function resultItem(result: SearchResult): PickItem<SearchResult> {
   const symbol = meta.symbol ? `${meta.kind ?? ''} ${meta.symbol}`.trim() : '';
   const preview = result.content.split('\n').find((line) => line.trim() !== '') ?? '';
   return { label: where, description: symbol, detail: preview.trim().slice(0, 200), value: result };
+}
+
+export function explanationText(found: PathExplanation): string {
+  if (found.indexed) return `ragls: ${found.path} is indexed (${found.chunks} chunks)`;
+  const detail = found.detail ? ` (${found.detail})` : '';
+  return `ragls: ${found.path} is not indexed: ${found.reason}${detail}`;
 }
 
 export function statusText(status: Status): string {
@@ -139,6 +145,25 @@ export class Commands {
       const status = await api.status();
       this.vscode.showInformationMessage(`ragls: ${statusText(status)}`);
       return status;
+    } catch (error) {
+      this.vscode.showErrorMessage(`ragls: ${errorMessage(error)}`);
+      return undefined;
+    }
+  }
+
+  /** Why the given file (default: the active editor's) is or is not indexed. */
+  async explainFile(path?: string): Promise<PathExplanation | undefined> {
+    const api = this.api();
+    if (!api) return undefined;
+    const target = path ?? this.vscode.activeFilePath();
+    if (!target) {
+      this.vscode.showErrorMessage('ragls: open a file (or pick one in the explorer) first');
+      return undefined;
+    }
+    try {
+      const found = await api.explainPath(target);
+      this.vscode.showInformationMessage(explanationText(found));
+      return found;
     } catch (error) {
       this.vscode.showErrorMessage(`ragls: ${errorMessage(error)}`);
       return undefined;

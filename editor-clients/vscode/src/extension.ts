@@ -25,6 +25,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<RaglsE
     vscode.commands.registerCommand('ragls.copyContextPrompt', () => commands.copyContextPrompt()),
     vscode.commands.registerCommand('ragls.reindex', () => commands.reindex(true)),
     vscode.commands.registerCommand('ragls.showStatus', () => commands.showStatus()),
+    // From the palette: the active file; from the explorer's context menu: the clicked item.
+    vscode.commands.registerCommand('ragls.explainFile', (item?: vscode.Uri) =>
+      commands.explainFile(item?.scheme === 'file' ? item.fsPath : undefined)),
     vscode.commands.registerCommand('ragls.addSelectionAsDocument', () => commands.addSelectionAsDocument()),
     vscode.commands.registerCommand('ragls.manageDocuments', () => commands.manageDocuments()),
     vscode.commands.registerCommand('ragls.restartDaemon', () => running.restart()),

@@ -71,6 +71,16 @@ export interface Status {
   bm25Documents: number | null;
 }
 
+export interface PathExplanation {
+  session: string;
+  path: string;
+  indexed: boolean;
+  chunks: number;
+  reason: string | null;
+  detail: string;
+  format: string | null;
+}
+
 export interface DocumentInfo {
   id: string;
   preview: string;
@@ -137,6 +147,11 @@ export class RaglsApi {
     } finally {
       listener?.dispose();
     }
+  }
+
+  /** Whether ``path`` is indexed and, if not, the rule that refuses it (rag/explainPath). */
+  explainPath(path: string, session?: string): Promise<PathExplanation> {
+    return this.connection.sendRequest<PathExplanation>('rag/explainPath', { path, session });
   }
 
   status(session?: string): Promise<Status> {

@@ -37,6 +37,8 @@ export interface VscodeApi {
   openFileAt(folder: string | undefined, file: string, startLine: number, endLine: number): Promise<void>;
   withProgress<R>(title: string, task: (progress: ProgressLike, token: vscode.CancellationToken) => Promise<R>): Promise<R>;
   activeSelection(): { text: string; file?: string; startLine?: number } | undefined;
+  /** The absolute path of the active editor's file, if it is one on disk. */
+  activeFilePath(): string | undefined;
 }
 
 export function realVscodeApi(): VscodeApi {
@@ -86,6 +88,10 @@ export function realVscodeApi(): VscodeApi {
       return Promise.resolve(
         vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, task),
       );
+    },
+    activeFilePath() {
+      const uri = vscode.window.activeTextEditor?.document.uri;
+      return uri?.scheme === 'file' ? uri.fsPath : undefined;
     },
     activeSelection() {
       const editor = vscode.window.activeTextEditor;

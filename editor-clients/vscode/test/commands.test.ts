@@ -107,6 +107,22 @@ test('status text says when changes are pending', () => {
   assert.equal(statusText(status), '1 files, 1 chunks, generation 3 (indexing) · watcher: none · skipped: nothing · stale: changes pending');
 });
 
+test('explain file asks the daemon about the active file and says why it is not indexed', async () => {
+  const { vscode, connection, commands } = setup();
+  connection.handlers['rag/explainPath'] = (params) => ({
+    session: 's', path: 'debug.log', indexed: false, chunks: 0, reason: 'ignored',
+    detail: '.gitignore:1: *.log', format: null, asked: params.path,
+  });
+  vscode.activeFile = '/work/shop/debug.log';
+  const found = await commands.explainFile();
+  assert.equal(connection.requests[0].params.path, '/work/shop/debug.log');
+  assert.equal(found?.reason, 'ignored');
+  assert.deepEqual(vscode.info, ['ragls: debug.log is not indexed: ignored (.gitignore:1: *.log)']);
+  vscode.activeFile = undefined;
+  assert.equal(await commands.explainFile(), undefined);
+  assert.deepEqual(vscode.errors, ['ragls: open a file (or pick one in the explorer) first']);
+});
+
 test('status text ends with the coverage warnings', () => {
   const status = {
     fileCount: 3, chunkCount: 9, generation: 2, indexing: false, skipped: {}, watcher: null, lastError: null,

@@ -54,6 +54,7 @@ export class FakeVscode implements VscodeApi {
   quickPickAnswers: number[] = [];
   progressReports: { message?: string; increment?: number }[] = [];
   selection: { text: string; file?: string; startLine?: number } | undefined;
+  activeFile: string | undefined;
 
   createQuickPick<T>(): QuickPickLike<T> {
     const pick = new FakeQuickPick<T>();
@@ -65,6 +66,7 @@ export class FakeVscode implements VscodeApi {
     return index === undefined ? undefined : items[index];
   }
   async showInputBox(): Promise<string | undefined> { return this.inputs.shift(); }
+  activeFilePath() { return this.activeFile; }
   showInformationMessage(message: string) { this.info.push(message); }
   showErrorMessage(message: string) { this.errors.push(message); }
   async writeClipboard(text: string) { this.clipboard = text; }

@@ -99,6 +99,13 @@ test('search through the extension client code', async () => {
   );
 });
 
+test('explain a path through the extension client code', async () => {
+  const indexed = await api.explainPath(join(workspace, 'src', 'auth.py'));
+  assert.deepEqual({ path: indexed.path, indexed: indexed.indexed, chunks: indexed.chunks }, { path: 'src/auth.py', indexed: true, chunks: 1 });
+  const missing = await api.explainPath('nowhere.py');
+  assert.deepEqual({ indexed: missing.indexed, reason: missing.reason }, { indexed: false, reason: 'missing' });
+});
+
 test('the context prompt is the fence', async () => {
   const prompt = await api.buildContextPrompt('How are invoices paid?', 2);
   assert.match(prompt, /^<tnsai-memory>\n<evidence>\n<document-id>README\.md:1-3<\/document-id>/);
