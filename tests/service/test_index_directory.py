@@ -179,3 +179,42 @@ def test_explain_path_says_indexed_or_why_not(tmp_path: Path) -> None:
     (root / "src" / "b.py").write_text("def beta():\n    return 2\n")
     pending = rag.explain_path("src/b.py")
     assert (pending.indexed, pending.reason) == (False, "pending")
+
+
+def _git(root: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        ["git", "-C", str(root), *args],
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "a",
+            "GIT_AUTHOR_EMAIL": "a@example.com",
+            "GIT_COMMITTER_NAME": "a",
+            "GIT_COMMITTER_EMAIL": "a@example.com",
+            "HOME": str(root),
+            "PATH": "/usr/bin:/bin",
+        },
+    )
+
+
+def test_default_skipped_directories_that_git_tracks_are_reported(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "src/a.py": "x = 1\n",
+            "doc/build/intro.rst": "Intro\n=====\n",
+            "doc/build/api.rst": "API\n===\n",
+            "dist/untracked.js": "1\n",
+        },
+    )
+    rag = RagService()
+    assert rag.index_directory(root).tracked_in_skipped == {}  # not a git work tree
+    _git(root, "init", "-q")
+    _git(root, "add", "src", "doc")
+    status = rag.index_directory(root)
+    assert dict(status.tracked_in_skipped) == {"doc/build": 2}
+    [hint] = status.hints
+    assert hint.startswith("doc/build/ holds 2 files git tracks but is skipped by default")
+    assert 'defaultSkips without "build"' in hint

@@ -32,6 +32,7 @@ export function statusText(status: Status): string {
   if (status.stale) parts.push('stale: changes pending');
   if (status.lastError) parts.push(`last error: ${status.lastError}`);
   for (const warning of status.warnings ?? []) parts.push(`warning: ${warning}`);
+  for (const hint of status.hints ?? []) parts.push(`note: ${hint}`);
   return parts.join(' · ');
 }
 

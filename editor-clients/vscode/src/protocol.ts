@@ -66,6 +66,9 @@ export interface Status {
   warnings: string[];
   /** True while the folder has changes the index does not hold yet. */
   stale: boolean;
+  /** Default-skipped directories holding files git tracks, and what to do about them. */
+  trackedInSkipped: Record<string, number>;
+  hints: string[];
   pipeline: string;
   corpusDocuments: number;
   bm25Documents: number | null;

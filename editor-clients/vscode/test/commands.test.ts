@@ -99,6 +99,14 @@ test('status text names counts, watcher, skips and the last error', () => {
   assert.equal(statusText(status), '3 files, 9 chunks, generation 2 · watcher: watching (4 watches) · skipped: secret 1 · last error: source has 9 files, over the max_files cap');
 });
 
+test('status text ends with the hints about tracked files in skipped directories', () => {
+  const status = {
+    fileCount: 1, chunkCount: 1, generation: 1, indexing: false, skipped: {}, watcher: null, lastError: null,
+    warnings: [], stale: false, hints: ['doc/build/ holds 2 files git tracks but is skipped by default'],
+  } as unknown as Status;
+  assert.match(statusText(status), / · note: doc\/build\/ holds 2 files git tracks but is skipped by default$/);
+});
+
 test('status text says when changes are pending', () => {
   const status = {
     fileCount: 1, chunkCount: 1, generation: 3, indexing: true, skipped: {}, watcher: null, lastError: null,

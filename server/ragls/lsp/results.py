@@ -87,6 +87,8 @@ class StatusAnswer:
     index_runs: int
     changed_path_runs: int
     stale: bool
+    tracked_in_skipped: dict[str, int]
+    hints: list[str]
 
     @classmethod
     def of(
@@ -124,6 +126,8 @@ class StatusAnswer:
             index_runs=index_runs,
             changed_path_runs=changed_path_runs,
             stale=stale,
+            tracked_in_skipped=dict(status.tracked_in_skipped),
+            hints=list(status.hints),
         )
 
 

@@ -36,6 +36,7 @@ from ragls.core.knowledge_base import InMemoryKnowledgeBase, KnowledgeBaseStream
 from ragls.core.prompt import render_context_prompt
 from ragls.core.validation import check_top_k
 from ragls.errors import InvalidArgumentError, RaglsError
+from ragls.ingest.admission import SkipReason
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.explain import explain_path
 from ragls.ingest.formats import DocumentFormat
@@ -52,6 +53,7 @@ from ragls.service.status import (
     PathExplanation,
     coverage_warnings,
 )
+from ragls.service.tracked import tracked_counts
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +111,7 @@ class RagService:
         self._indexer = indexer if indexer is not None else FileIndexer(limits)
         self._last_report: IndexReport | None = None
         self._last_config: KnowledgeSourceConfig | None = None
+        self._tracked_in_skipped: dict[str, int] = {}
 
     # -- indexing ------------------------------------------------------------------------------
 
@@ -157,6 +160,16 @@ class RagService:
                 raise
             self._last_report = result
             self._last_config = config
+            if changed_paths is None:  # a full run: ask git once about skipped directories
+                self._tracked_in_skipped = tracked_counts(
+                    result.root,
+                    (
+                        skip.path
+                        for skip in result.skipped
+                        if skip.reason is SkipReason.DEFAULT_SKIP
+                        and (result.root / skip.path).is_dir()
+                    ),
+                )
             if result.chunks_added + result.chunks_removed >= LARGE_COMMIT_CHUNKS:
                 release_free_memory()
             self._status = IndexStatus(
@@ -169,6 +182,7 @@ class RagService:
                     dict(sorted(Counter(s.reason.value for s in result.skipped).items()))
                 ),
                 errors=tuple(result.errors),
+                tracked_in_skipped=MappingProxyType(dict(self._tracked_in_skipped)),
             )
         return self.get_status()
 
@@ -375,6 +389,8 @@ class RagService:
             self._added.clear()
             self._indexer.forget()
             self._last_report = None
+            self._last_config = None
+            self._tracked_in_skipped = {}
             self._status = IndexStatus()
 
     @property

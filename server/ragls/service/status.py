@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
 
+from ragls.service.tracked import hint
+
 
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
@@ -45,11 +47,18 @@ class IndexStatus:
     skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     errors: tuple[str, ...] = ()
     last_error: str | None = None
+    # Default-skipped directories holding files git tracks, with their counts (service.tracked).
+    tracked_in_skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """What makes answers incomplete, in words a user can act on (empty when nothing does)."""
         return coverage_warnings(self.bm25_documents, self.corpus_documents)
+
+    @property
+    def hints(self) -> tuple[str, ...]:
+        """Likely surprises about what is not indexed, each with how to change it."""
+        return tuple(hint(directory, count) for directory, count in self.tracked_in_skipped.items())
 
 
 def coverage_warnings(bm25_documents: int | None, corpus_documents: int) -> tuple[str, ...]:

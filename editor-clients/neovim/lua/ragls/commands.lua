@@ -137,6 +137,9 @@ M.subcommands = {
     for _, warning in ipairs(type(status.warnings) == 'table' and status.warnings or {}) do
       table.insert(lines, '  warning: ' .. warning)
     end
+    for _, hint in ipairs(type(status.hints) == 'table' and status.hints or {}) do
+      table.insert(lines, '  note: ' .. hint)
+    end
     vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
   end,
 }
