@@ -96,6 +96,7 @@ def _summary(status: IndexStatus, seconds: float) -> str:
     rows += [(f"skipped: {reason}", str(count)) for reason, count in status.skipped.items()]
     rows += [("errors", str(len(status.errors)))] if status.errors else []
     rows += [("warning", warning) for warning in status.warnings]
+    rows += [("note", hint) for hint in status.hints]
     width = max(len(key) for key, _ in rows)
     return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
 
