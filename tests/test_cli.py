@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.gitrepo import git
 from tests.ingest.trees import make_tree
 
 
@@ -110,22 +111,6 @@ def test_search_needs_a_query_or_a_queries_file(tmp_path: Path) -> None:
     result = ragls("search", str(sample(tmp_path)))
     assert result.returncode == 2
     assert "QUERY or --queries" in result.stderr
-
-
-def git(repository: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(repository), *args],
-        check=True,
-        capture_output=True,
-        env={
-            "GIT_AUTHOR_NAME": "Dev",
-            "GIT_AUTHOR_EMAIL": "dev@example.com",
-            "GIT_COMMITTER_NAME": "Dev",
-            "GIT_COMMITTER_EMAIL": "dev@example.com",
-            "HOME": str(repository),
-            "PATH": "/usr/bin:/bin",
-        },
-    )
 
 
 def commit(repository: Path, files: dict[str, str], message: str) -> None:

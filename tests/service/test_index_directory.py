@@ -9,6 +9,7 @@ import pytest
 
 from ragls import IndexProgress, Limits, RagService
 from ragls.errors import IndexRejectedError, InvalidArgumentError
+from tests.gitrepo import git
 from tests.ingest.trees import make_tree
 
 
@@ -181,24 +182,6 @@ def test_explain_path_says_indexed_or_why_not(tmp_path: Path) -> None:
     assert (pending.indexed, pending.reason) == (False, "pending")
 
 
-def _git(root: Path, *args: str) -> None:
-    import subprocess
-
-    subprocess.run(
-        ["git", "-C", str(root), *args],
-        check=True,
-        capture_output=True,
-        env={
-            "GIT_AUTHOR_NAME": "a",
-            "GIT_AUTHOR_EMAIL": "a@example.com",
-            "GIT_COMMITTER_NAME": "a",
-            "GIT_COMMITTER_EMAIL": "a@example.com",
-            "HOME": str(root),
-            "PATH": "/usr/bin:/bin",
-        },
-    )
-
-
 def test_default_skipped_directories_that_git_tracks_are_reported(tmp_path: Path) -> None:
     root = make_tree(
         tmp_path,
@@ -211,8 +194,8 @@ def test_default_skipped_directories_that_git_tracks_are_reported(tmp_path: Path
     )
     rag = RagService()
     assert rag.index_directory(root).tracked_in_skipped == {}  # not a git work tree
-    _git(root, "init", "-q")
-    _git(root, "add", "src", "doc")
+    git(root, "init", "-q")
+    git(root, "add", "src", "doc")
     status = rag.index_directory(root)
     assert dict(status.tracked_in_skipped) == {"doc/build": 2}
     [hint] = status.hints
