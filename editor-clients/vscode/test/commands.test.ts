@@ -121,9 +121,9 @@ test('explain file asks the daemon about the active file and says why it is not 
     session: 's', path: 'debug.log', indexed: false, chunks: 0, reason: 'ignored',
     detail: '.gitignore:1: *.log', format: null, asked: params.path,
   });
-  vscode.activeFile = '/work/shop/debug.log';
+  vscode.activeFile = '/home/me/shop/debug.log';
   const found = await commands.explainFile();
-  assert.equal(connection.requests[0].params.path, '/work/shop/debug.log');
+  assert.equal(connection.requests[0].params.path, '/home/me/shop/debug.log');
   assert.equal(found?.reason, 'ignored');
   assert.deepEqual(vscode.info, ['ragls: debug.log is not indexed: ignored (.gitignore:1: *.log)']);
   vscode.activeFile = undefined;
