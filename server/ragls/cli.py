@@ -251,12 +251,19 @@ def _add_eval(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     evaluate.set_defaults(run=command_eval)
 
 
-def command_explain(args: argparse.Namespace) -> int:
+def _folder_config(args: argparse.Namespace) -> KnowledgeSourceConfig | None:
+    """The source PATH and its globs name, or None (reported) if PATH is not a directory."""
     root = Path(args.path).resolve()
     if not root.is_dir():
         print(f"ragls: {args.path} is not a directory", file=sys.stderr)
+        return None
+    return KnowledgeSourceConfig(root, tuple(args.include or ()), tuple(args.exclude or ()))
+
+
+def command_explain(args: argparse.Namespace) -> int:
+    config = _folder_config(args)
+    if config is None:
         return 2
-    config = KnowledgeSourceConfig(root, tuple(args.include or ()), tuple(args.exclude or ()))
     ingestion = FileIngestionService()
     for target in args.targets:
         found = explain_path(ingestion, config, target)
@@ -269,11 +276,9 @@ def command_explain(args: argparse.Namespace) -> int:
 
 
 def command_files(args: argparse.Namespace) -> int:
-    root = Path(args.path).resolve()
-    if not root.is_dir():
-        print(f"ragls: {args.path} is not a directory", file=sys.stderr)
+    config = _folder_config(args)
+    if config is None:
         return 2
-    config = KnowledgeSourceConfig(root, tuple(args.include or ()), tuple(args.exclude or ()))
     discovery = FileIngestionService().discover(config)
     for candidate in sorted(discovery.candidates, key=lambda c: c.path):
         print(candidate.path)

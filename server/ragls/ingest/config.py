@@ -12,6 +12,7 @@ the secret names cannot be re-admitted by anything.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,3 +113,16 @@ class KnowledgeSourceConfig:
             ]
         )
         return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def relative_path(root: Path, raw: str | os.PathLike[str]) -> str | None:
+    """``raw`` (absolute, or relative to ``root``) as a POSIX path below ``root`` ("" for the
+    root itself), or None if it lies outside."""
+    path = Path(raw)
+    if not path.is_absolute():
+        path = root / path
+    try:
+        relative = Path(os.path.normpath(path)).relative_to(root).as_posix()
+    except ValueError:
+        return None
+    return "" if relative == "." else relative

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from ragls.ingest.admission import Skipped, SkipReason
-from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.config import KnowledgeSourceConfig, relative_path
 from ragls.ingest.formats import decode_text, looks_binary
 from ragls.ingest.ingestion import FileIngestionService
 
@@ -31,18 +30,6 @@ class Explanation:
     reason: str | None = None
     detail: str = ""
     format: str | None = None
-
-
-def relative_path(root: Path, raw: str | os.PathLike[str]) -> str | None:
-    """``raw`` as a POSIX path below ``root`` ("" for the root itself), or None if outside."""
-    path = Path(raw)
-    if not path.is_absolute():
-        path = root / path
-    try:
-        relative = Path(os.path.normpath(path)).relative_to(root).as_posix()
-    except ValueError:
-        return None
-    return "" if relative == "." else relative
 
 
 def explain_path(

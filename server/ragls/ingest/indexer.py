@@ -29,7 +29,7 @@ from ragls.core.documents import Document, IndexedStream
 from ragls.core.knowledge_base import INCREMENTAL_MAX_DOCUMENTS, KnowledgeBase
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
 from ragls.ingest.admission import Admission, Skipped
-from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.config import KnowledgeSourceConfig, relative_path
 from ragls.ingest.fingerprint import FileRecord
 from ragls.ingest.generation import difference
 from ragls.ingest.ignore.defaults import is_ignore_file_name
@@ -251,7 +251,7 @@ class FileIndexer:
         gone: set[str] = set()
         scopes: list[str] = []
         for raw in changed_paths:
-            relative = _relative(root, raw)
+            relative = relative_path(root, raw)
             if relative is None:
                 continue
             if is_ignore_file_name(relative.rsplit("/", 1)[-1]):
@@ -398,16 +398,3 @@ def _record(
 def _within(path: str, scopes: list[str]) -> bool:
     """Whether ``path`` is one of ``scopes`` or below one ("" is the whole root)."""
     return any(not scope or path == scope or path.startswith(f"{scope}/") for scope in scopes)
-
-
-def _relative(root: Path, raw: str | os.PathLike[str]) -> str | None:
-    """``raw`` as a POSIX path below ``root`` ("" for the root), or None if it is outside."""
-    path = Path(raw)
-    if not path.is_absolute():
-        path = root / path
-    try:
-        relative = Path(os.path.normpath(path)).relative_to(root)
-    except ValueError:
-        return None
-    text = relative.as_posix()
-    return "" if text == "." else text
