@@ -30,18 +30,10 @@ def _snake(name: str) -> str:
 # Which WorkspaceOptions field (or Limits field) each schema key sets, and how its JSON value
 # becomes the field's value; keys of one group (limits.*) land in one Limits.
 LIMIT_FIELDS = {s.key: _snake(s.path[1]) for s in SETTINGS if s.path[0] == "limits"}
+# Every other key names its field: camelCase to snake_case, a group's dot as an underscore
+# (``bm25.maxDocuments`` sets ``bm25_max_documents``).
 FIELDS = {
-    "indexOnStartup": "index_on_startup",
-    "watch": "watch",
-    "include": "include",
-    "exclude": "exclude",
-    "defaultSkips": "default_skips",
-    "pipeline": "pipeline",
-    "bm25.maxDocuments": "bm25_max_documents",
-    "bm25.ttlSeconds": "bm25_ttl_seconds",
-    "synonyms": "synonyms",
-    "debounceMs": "debounce_ms",
-    "rescanIntervalSeconds": "rescan_interval_seconds",
+    s.key: _snake(s.key.replace(".", "_")) for s in SETTINGS if s.key not in LIMIT_FIELDS
 }
 CONVERT: dict[str, Callable[[Any], Any]] = {
     "include": tuple,
