@@ -28,7 +28,7 @@ class ResultView:
 
     @classmethod
     def of(cls, result: SearchResult) -> ResultView:
-        return cls(result.id, result.score, result.content, wire.metadata_json(result.metadata))
+        return cls(**wire.result_json(result))  # one definition of a result's JSON (the CLI's)
 
 
 @attrs.frozen
