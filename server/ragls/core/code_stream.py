@@ -305,11 +305,6 @@ class CodeStream:
                 found.append(QueryTerm(parts, weigh, bound))
         return found
 
-    def stats(self) -> dict[str, int]:
-        with self._state.lock:
-            index = self._state.index
-            return {"documents": len(index), "terms": index.term_count}
-
 
 class _CodeIndex:
     """The index, documents and synonyms the views of one code stream share (``lock`` guards

@@ -32,9 +32,7 @@ def _snake(name: str) -> str:
 LIMIT_FIELDS = {s.key: _snake(s.path[1]) for s in SETTINGS if s.path[0] == "limits"}
 # Every other key names its field: camelCase to snake_case, a group's dot as an underscore
 # (``bm25.maxDocuments`` sets ``bm25_max_documents``).
-FIELDS = {
-    s.key: _snake(s.key.replace(".", "_")) for s in SETTINGS if s.key not in LIMIT_FIELDS
-}
+FIELDS = {s.key: _snake(s.key.replace(".", "_")) for s in SETTINGS if s.key not in LIMIT_FIELDS}
 CONVERT: dict[str, Callable[[Any], Any]] = {
     "include": tuple,
     "exclude": tuple,
