@@ -109,10 +109,6 @@ def _location(result: SearchResult) -> str:
     return f"{file}:{metadata.get('start_line', '1')}-{metadata.get('end_line', '')}".rstrip("-")
 
 
-def _result_json(rank: int, result: SearchResult) -> dict[str, object]:
-    return {"rank": rank, **wire.result_json(result)}
-
-
 def _warn(service: RagService) -> None:
     for warning in service.warnings():
         print(f"ragls: warning: {warning}", file=sys.stderr)
@@ -141,7 +137,7 @@ def command_search(args: argparse.Namespace) -> int:
     _warn(service)
     results = service.search(args.query, args.k)
     if args.json:
-        print(json.dumps([_result_json(i, r) for i, r in enumerate(results, 1)], indent=2))
+        print(json.dumps(wire.ranked_json(results), indent=2))
         return 0
     print(
         f"indexed {status.file_count} files, {status.chunk_count} chunks in {seconds:.2f}s",

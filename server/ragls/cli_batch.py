@@ -61,13 +61,8 @@ def answer_queries(
     for position, (number, line) in enumerate(numbered, 1):
         try:
             item_id, query, top_k = parse_query_line(line, default_top_k)
-            answer: dict[str, Any] = {
-                "id": item_id,
-                "results": [
-                    {"rank": rank, **wire.result_json(result)}
-                    for rank, result in enumerate(service.search(query, top_k), 1)
-                ],
-            }
+            results = wire.ranked_json(service.search(query, top_k))
+            answer: dict[str, Any] = {"id": item_id, "results": results}
         except InvalidArgumentError as error:
             failed += 1
             answer = {"id": _id_of(line), "line": number, "error": str(error)}

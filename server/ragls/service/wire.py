@@ -21,6 +21,11 @@ def metadata_json(metadata: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
+def ranked_json(results: list[SearchResult]) -> list[dict[str, Any]]:
+    """Results as the CLI's JSON prints them: each with its ``rank`` (from 1) first."""
+    return [{"rank": rank, **result_json(result)} for rank, result in enumerate(results, 1)]
+
+
 def result_json(result: SearchResult) -> dict[str, Any]:
     return {
         "id": result.id,
