@@ -28,7 +28,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ragls.core.analyzer import SynonymTable, analyze, term_counts
@@ -41,7 +41,8 @@ from ragls.core.batches import (
     tail,
 )
 from ragls.core.documents import Document, SearchResult
-from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
+from ragls.core.index_state import StreamState
+from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
@@ -243,6 +244,25 @@ class BM25Stream:
         with self._lock:
             self._entries.clear()
             self._index.clear()
+
+    def export_state(self) -> StreamState:
+        """The stream as plain values (SPEC §11): ids in access order, index, drop counters."""
+        with self._lock:
+            self._purge_expired(self._clock())
+            counters = {"evicted": self._evicted, "expired": self._expired}
+            return StreamState("bm25", list(self._entries), self._index.export_state(), counters)
+
+    def restore_state(self, state: StreamState, documents: Mapping[str, Document]) -> None:
+        """Hold what ``state`` describes, its documents taken from ``documents`` (restored ones
+        count as accessed now). KeyError/ValueError if they do not fit; nothing changes then."""
+        index = restored_index(state, "bm25")
+        now = self._clock()
+        entries = OrderedDict((i, _Entry(documents[i], now)) for i in state.ids)
+        with self._lock:
+            self._entries, self._index = entries, index
+            self._evicted = int(state.counters.get("evicted", 0))
+            self._expired = int(state.counters.get("expired", 0))
+            self._length_norms = None
 
     # -- reading -------------------------------------------------------------------------------
 

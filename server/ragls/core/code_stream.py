@@ -47,7 +47,8 @@ from ragls.core.identifiers import (
     split_identifier,
 )
 from ragls.core.identifiers import path_terms as split_path
-from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
+from ragls.core.index_state import StreamState
+from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import InvalidArgumentError
@@ -240,6 +241,22 @@ class CodeStream:
             self._state.documents.clear()
             self._state.index.clear()
 
+    def export_state(self) -> StreamState:
+        """The stream as plain values (SPEC §11): its document ids and index."""
+        with self._state.lock:
+            return StreamState(
+                "code", list(self._state.documents), self._state.index.export_state()
+            )
+
+    def restore_state(self, state: StreamState, documents: Mapping[str, Document]) -> None:
+        """Hold what ``state`` describes (shared by every view), documents from ``documents``.
+        KeyError/ValueError if they do not fit; nothing changes then."""
+        index = restored_index(state, "code")
+        held = {i: documents[i] for i in state.ids}
+        with self._state.lock:
+            self._state.documents, self._state.index = held, index
+            self._state.forget_norms()
+
     # -- reading -------------------------------------------------------------------------------
 
     def get(self, document_id: str) -> Document | None:
@@ -323,6 +340,9 @@ class _CodeIndex:
             return False
         self.index.remove(document_id, lambda: list(document_fields(document)[0]))
         return True
+
+    def forget_norms(self) -> None:
+        self._norms = None
 
     def norms(self, weights: FieldWeights, average_length: float) -> FloatArray:
         """k1 * (1 - b + b * dl / avgdl) of every slot, once per index version and weights."""

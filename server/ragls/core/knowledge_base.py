@@ -22,14 +22,15 @@ import math
 import threading
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
 from ragls.core.analyzer import plain_term_counts, plain_terms
 from ragls.core.batches import EncodedBatch, analyze_documents, describes, latest_by_id
 from ragls.core.documents import Document, SearchResult
-from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
+from ragls.core.index_state import StreamState
+from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.tfidf_norms import CosineNorms
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
@@ -228,6 +229,26 @@ class InMemoryKnowledgeBase(KnowledgeBase):
                     for d, counts in prepared
                 ]
                 norms.apply(index, before, added)  # type: ignore[arg-type]
+
+    def export_state(self) -> StreamState:
+        """The store as plain values (SPEC §11): document ids in order, and the TF-IDF index if
+        it is built (the cosine norms are rebuilt on the first search after a restore)."""
+        with self._lock:
+            index = self._index.export_state() if self._indexed else None
+            return StreamState("tfidf", builtins.list(self._documents), index)
+
+    def restore_state(self, state: StreamState, documents: Mapping[str, Document]) -> None:
+        """Hold what ``state`` describes, documents from ``documents``; KeyError/ValueError if
+        they do not fit (nothing changes then). Without an index the index is deferred."""
+        if state.kind != "tfidf":
+            raise ValueError(f"a {state.kind!r} stream's state cannot restore the knowledge base")
+        index = None if state.index is None else restored_index(state, "tfidf", _tf_array)
+        held = {i: documents[i] for i in state.ids}
+        with self._lock:
+            self._documents = held
+            self._index = index if index is not None else InvertedIndex(_tf_array)
+            self._indexed = index is not None
+            self._norms.invalidate()
 
     def search(self, query: str, top_k: int) -> builtins.list[SearchResult]:
         check_top_k(top_k, MAX_STREAM_TOP_K)

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragls.core.batches import EncodedBatch, encode, numbering
+from ragls.core.index_state import IndexState, StreamState
 
 FloatArray = npt.NDArray[np.float64]
 SlotArray = npt.NDArray[np.int32]
@@ -61,7 +62,6 @@ class InvertedIndex:
         self._base_values: ValueArray = np.zeros(0, np.float32)
         self._base_max: ValueArray = np.zeros(0, np.float32)
         self._base_min_length: ValueArray = np.zeros(0, np.float32)
-        self._base_slot_count = 0
         self._dead_base: list[int] = []
         self._dead_cache: SlotArray | None = None
         self._delta: dict[int, dict[int, float]] = {}
@@ -195,9 +195,13 @@ class InvertedIndex:
         return True
 
     def clear(self) -> None:
-        layout = self.layout
+        self._reset()
+
+    def _reset(self) -> None:
+        """Empty the index; ``version`` and ``layout`` keep growing (callers cache by them)."""
+        version, layout = self.version, self.layout
         self.__init__(self._transform)  # type: ignore[misc]
-        self.layout = layout + 1
+        self.version, self.layout = version + 1, layout + 1
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -270,6 +274,84 @@ class InvertedIndex:
 
     def slot_of(self, document_id: str) -> int | None:
         return self._slot_by_id.get(document_id)
+
+    # -- persistence (SPEC §11) ----------------------------------------------------------------
+
+    def export_state(self) -> IndexState:
+        """The index as plain values (caller holds its lock): the base arrays by reference (a
+        merge replaces them, nothing writes into them), copies of the rest. Costs the delta
+        and the id and term lists, not the base postings."""
+        delta_slots = sorted(self._delta_terms)
+        term_lists = [self._delta_terms[slot] for slot in delta_slots]
+        delta = self._delta
+        values = [
+            delta[term][slot]
+            for slot, terms in zip(delta_slots, term_lists, strict=True)
+            for term in terms
+        ]
+        return IndexState(
+            terms=list(self._term_ids),
+            ids=list(self._id_by_slot),
+            dead=list(self._dead_base),
+            lengths=self.lengths[: len(self._id_by_slot)].copy(),
+            frequencies=self._df[: len(self._term_ids)].copy(),
+            base_offsets=self._base_offsets,
+            base_slots=self._base_slots,
+            base_values=self._base_values,
+            base_max=self._base_max,
+            base_min_length=self._base_min_length,
+            delta_slots=np.array(delta_slots, np.int32),
+            delta_sizes=np.array([len(terms) for terms in term_lists], np.int32),
+            delta_terms=np.array([t for terms in term_lists for t in terms], np.int32),
+            delta_values=np.array(values, np.float32),
+        )
+
+    def restore_state(self, state: IndexState) -> None:
+        """Become the index ``state`` was exported from (ValueError if it is inconsistent)."""
+        slots, terms = len(state.ids), len(state.terms)
+        if (
+            len(state.lengths) != slots
+            or len(state.frequencies) != terms
+            or len(state.base_offsets) < 1
+            or len(state.base_offsets) > terms + 1
+            or int(state.base_offsets[-1]) != len(state.base_slots)
+            or len(state.base_values) != len(state.base_slots)
+            or len(state.base_max) != len(state.base_min_length)
+            or int(state.delta_sizes.sum()) != len(state.delta_terms)
+            or len(state.delta_values) != len(state.delta_terms)
+            or len(state.delta_sizes) != len(state.delta_slots)
+            or (len(state.base_slots) and int(state.base_slots.max()) >= slots)
+            or (len(state.delta_terms) and int(state.delta_terms.max()) >= terms)
+        ):
+            raise ValueError("the index state's parts do not fit together")
+        self._reset()
+        self._term_ids.update(zip(state.terms, range(terms), strict=True))
+        self._id_by_slot = list(state.ids)
+        self._slot_by_id = {d: slot for slot, d in enumerate(state.ids) if d is not None}
+        live = sum(d is not None for d in state.ids)
+        if len(self._term_ids) != terms or len(self._slot_by_id) != live:
+            self._reset()
+            raise ValueError("the index state repeats a term or a document id")
+        self.lengths = np.zeros(max(16, slots))
+        self.lengths[:slots] = state.lengths
+        self.total_length = float(state.lengths.sum())
+        self._df = np.zeros(max(16, terms), np.int64)
+        self._df[:terms] = state.frequencies
+        self._base_offsets, self._base_slots = state.base_offsets, state.base_slots
+        self._base_values, self._base_max = state.base_values, state.base_max
+        self._base_min_length = state.base_min_length
+        self._dead_base = list(state.dead)
+        start = 0
+        values = state.delta_values.tolist()
+        term_ids = state.delta_terms.tolist()
+        for slot, size in zip(state.delta_slots.tolist(), state.delta_sizes.tolist(), strict=True):
+            owned = tuple(term_ids[start : start + size])
+            for term_id, value in zip(owned, values[start : start + size], strict=True):
+                self._delta.setdefault(term_id, {})[slot] = value
+            self._delta_terms[slot] = owned
+            start += size
+        self._delta_postings = len(term_ids)
+        self.version += 1
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -363,7 +445,6 @@ class InvertedIndex:
             self._base_min_length[present] = np.minimum.reduceat(
                 lengths.astype(np.float32)[slots], starts
             )
-        self._base_slot_count = len(kept)
         self._dead_base, self._dead_cache = [], None
         self._delta, self._delta_cache, self._delta_terms = {}, {}, {}
         self._delta_postings = 0
@@ -384,3 +465,17 @@ def best_of(candidates: SlotArray, values: FloatArray, top_k: int) -> SlotArray:
         kth = np.partition(values, len(values) - top_k)[len(values) - top_k]
         candidates = candidates[values >= kth]
     return candidates
+
+
+def restored_index(
+    state: StreamState, kind: str, transform: Callable[[FloatArray], FloatArray] = _identity
+) -> InvertedIndex:
+    """A new index restored from ``state``'s, checked to hold exactly ``state.ids`` (ValueError
+    otherwise: a store's parts that do not fit are refused, not half used)."""
+    if state.kind != kind or state.index is None:
+        raise ValueError(f"a {state.kind!r} stream's state cannot restore a {kind!r} stream")
+    index = InvertedIndex(transform)
+    index.restore_state(state.index)
+    if len(index) != len(state.ids) or not all(i in index for i in state.ids):
+        raise ValueError(f"the {kind} stream's documents and its index disagree")
+    return index
