@@ -18,7 +18,7 @@ the swaps already made are undone, latest first. Guarantees:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +28,7 @@ from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document, IndexedStream
 from ragls.core.knowledge_base import INCREMENTAL_MAX_DOCUMENTS, KnowledgeBase
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
-from ragls.ingest.admission import Admission, Skipped
+from ragls.ingest.admission import Admission, Skipped, SkipReason
 from ragls.ingest.config import KnowledgeSourceConfig, relative_path
 from ragls.ingest.fingerprint import FileRecord
 from ragls.ingest.generation import difference
@@ -40,6 +40,9 @@ from ragls.ingest.pipeline import Processed, Status
 from ragls.ingest.walk import Candidate, walk
 
 ProgressCallback = Callable[[int, int, str], None]
+# A file record as plain values: path, fingerprint, size, mtime, ctime, inode, read time (ns),
+# its chunk ids, and (reason, detail) if its content was refused.
+RecordState = tuple[str, str, int, int, int, int, int, list[str], tuple[str, str] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,45 @@ class FileIndexer:
     def indexed_files(self) -> list[str]:
         """Paths (relative to the root) of the files the current generation holds, sorted."""
         return sorted(path for path, record in self._records.items() if record.skip is None)
+
+    # -- persistence (SPEC §11) ----------------------------------------------------------------
+
+    def export_records(self) -> tuple[Path | None, list[RecordState], list[tuple[str, str, str]]]:
+        """(root, one plain tuple per file record, the recorded skips as (path, reason,
+        detail)): what a store keeps so that a warm start re-reads only changed files."""
+        records = [
+            (
+                path,
+                record.fingerprint,
+                record.size,
+                record.mtime_ns,
+                record.ctime_ns,
+                record.inode,
+                record.read_ns,
+                [document.id for document in record.documents],
+                None if record.skip is None else (record.skip.reason.value, record.skip.detail),
+            )
+            for path, record in self._records.items()
+        ]
+        skips = [(path, skip.reason.value, skip.detail) for path, skip in self._skips.items()]
+        return self._root, records, skips
+
+    def restore_records(
+        self,
+        root: Path,
+        records: Sequence[RecordState],
+        skips: Sequence[tuple[str, str, str]],
+        documents: Mapping[str, Document],
+    ) -> None:
+        """Remember what :meth:`export_records` gave, the chunks taken from ``documents``
+        (KeyError, ValueError or TypeError if they do not fit; nothing changes then)."""
+        restored: dict[str, FileRecord] = {}
+        for path, digest, size, mtime, ctime, inode, read_ns, ids, skip in records:
+            refused = None if skip is None else Skipped(path, SkipReason(skip[0]), skip[1])
+            chunks = tuple(documents[i] for i in ids)
+            restored[path] = FileRecord(digest, size, mtime, ctime, inode, read_ns, chunks, refused)
+        kept = {path: Skipped(path, SkipReason(reason), detail) for path, reason, detail in skips}
+        self._root, self._records, self._skips = root, restored, kept
 
     def index(
         self,
