@@ -36,3 +36,8 @@ class IndexCancelledError(RaglsError):
 
 class IndexCommitError(RaglsError):
     """Swapping a staged generation into the stores failed; the previous index was restored."""
+
+
+class StoreError(RaglsError):
+    """A generation store could not be written or read (a full disk, a read-only cache
+    directory); the index in memory is unaffected."""

@@ -50,6 +50,23 @@ class Document:
         }
         object.__setattr__(self, "metadata", MappingProxyType(copy))
 
+    @classmethod
+    def restored(cls, id: str, content: str, metadata: dict[str, str]) -> Document:
+        """A document read back from a store whose checksums were verified (SPEC §11): built
+        without re-validating what was validated when it was first made (a warm start makes
+        hundreds of thousands). It takes ``metadata`` over (the caller must not keep it): a
+        store's decoder gives a fresh dict whose strings came back interned, as they were
+        stored. TypeError if a part is not of its type."""
+        if not (isinstance(id, str) and id and isinstance(content, str)):
+            raise TypeError("a stored document's id or content is not a string")
+        if type(metadata) is not dict:
+            raise TypeError("a stored document's metadata is not a mapping")
+        document = object.__new__(cls)
+        object.__setattr__(document, "id", id)
+        object.__setattr__(document, "content", content)
+        object.__setattr__(document, "metadata", MappingProxyType(metadata))
+        return document
+
     def __hash__(self) -> int:
         return hash(self.id)
 

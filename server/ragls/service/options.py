@@ -58,6 +58,8 @@ class WorkspaceOptions:
     synonyms: SynonymTable | None = None
     debounce_ms: int = 200
     rescan_interval_seconds: float = 30.0
+    persistence_enabled: bool = True
+    persistence_cache_dir: str | None = None
 
 
 def _flatten(raw: Mapping[str, Any], errors: list[str]) -> dict[str, Any]:

@@ -42,9 +42,10 @@ from ragls.ingest.explain import explain_path
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.indexer import FileIndexer, IndexReport
 from ragls.ingest.limits import Limits
-from ragls.service import chat
+from ragls.service import chat, snapshot
 from ragls.service.documents import document_info, new_added_document
-from ragls.service.memory import release_free_memory
+from ragls.service.memory import collection_paused, release_free_memory
+from ragls.service.persistence import Persistence
 from ragls.service.pipelines import SEED, Pipeline, pipeline_named
 from ragls.service.status import (
     DocumentInfo,
@@ -54,6 +55,7 @@ from ragls.service.status import (
     coverage_warnings,
 )
 from ragls.service.tracked import tracked_counts
+from ragls.store.interface import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -83,10 +85,13 @@ class RagService:
         indexer: FileIndexer | None = None,
         pipeline: Pipeline | str = SEED,
         also_serve: Sequence[Pipeline] = (),
+        persistence: Persistence | None = None,
     ) -> None:
         """``pipeline`` is what :meth:`search` uses; the service keeps the streams it needs,
         plus those of ``also_serve`` (pipelines to compare with through :meth:`retriever_for`,
-        as ``ragls eval`` does). A ``bm25`` passed in is kept whatever the pipeline."""
+        as ``ragls eval`` does). A ``bm25`` passed in is kept whatever the pipeline.
+        ``persistence`` keeps the index in a generation store (SPEC §11): the first run loads
+        the stored generation and reconciles it, every change is saved after it."""
         self._pipeline = _chosen(pipeline)
         served = [self._pipeline, *also_serve]
         # TF-IDF is indexed on first use when no pipeline served searches it (SPEC §4's store
@@ -112,6 +117,9 @@ class RagService:
         self._last_report: IndexReport | None = None
         self._last_config: KnowledgeSourceConfig | None = None
         self._tracked_in_skipped: dict[str, int] = {}
+        self._persistence = persistence
+        if persistence is not None:
+            persistence.bind(self._save_generation)
 
     # -- indexing ------------------------------------------------------------------------------
 
@@ -137,6 +145,9 @@ class RagService:
         """
         config = self._source_config(path, include, exclude, format, default_skips)
         with self._index_lock:
+            persistence = self._persistence
+            if persistence is not None and not persistence.attempted_load and not force:
+                self._warm_start(persistence, config)
             if force:
                 self._indexer.clear_hashes()
 
@@ -184,6 +195,8 @@ class RagService:
                 errors=tuple(result.errors),
                 tracked_in_skipped=MappingProxyType(dict(self._tracked_in_skipped)),
             )
+            if result.files_read or result.files_removed or result.chunks_added:
+                self._changed()
         return self.get_status()
 
     def explain_path(self, path: str | os.PathLike[str]) -> PathExplanation:
@@ -300,6 +313,7 @@ class RagService:
                 self._code = None
             self._pipeline = chosen
             self._retriever = self.retriever_for(chosen)
+        self._changed()
 
     def _streams(self) -> list[IndexedStream]:
         """The streams that keep their own copy of the corpus, beside the knowledge base."""
@@ -351,6 +365,7 @@ class RagService:
                 self._knowledge_base.remove(document.id)
                 raise
             self._added[document.id] = document
+        self._changed()
         return document.id
 
     def list_documents(self) -> list[DocumentInfo]:
@@ -376,7 +391,8 @@ class RagService:
             self._knowledge_base.remove(document_id)
             for stream in self._streams():
                 stream.remove(document_id)
-            return True
+        self._changed()
+        return True
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -392,6 +408,7 @@ class RagService:
             self._last_config = None
             self._tracked_in_skipped = {}
             self._status = IndexStatus()
+        self._changed()
 
     @property
     def generation(self) -> int:
@@ -417,7 +434,118 @@ class RagService:
             bm25_documents=None if stats is None else stats.documents,
             bm25_evicted=0 if stats is None else stats.evicted,
             bm25_expired=0 if stats is None else stats.expired,
+            persistence=None if self._persistence is None else self._persistence.status(),
         )
+
+    # -- persistence (SPEC §11) ----------------------------------------------------------------
+
+    @property
+    def persistence(self) -> Persistence | None:
+        return self._persistence
+
+    def _changed(self) -> None:
+        if self._persistence is not None:
+            self._persistence.changed()
+
+    def _config_key(self, config: KnowledgeSourceConfig) -> str:
+        streams: dict[str, tuple[int | None, float | None]] = {"tfidf": (None, None)}
+        if self._bm25 is not None:
+            streams["bm25"] = (self._bm25.max_documents, self._bm25.ttl_seconds)
+        if self._code is not None:
+            streams["code"] = (None, None)
+        return snapshot.config_key(streams, config, self._indexer.limits)
+
+    def _warm_start(self, persistence: Persistence, config: KnowledgeSourceConfig) -> None:
+        """Load the stored generation of ``config``'s root into this (empty) service before its
+        first run reconciles it; anything that does not fit is refused and rebuilt."""
+        if self._status.generation or len(self._knowledge_base):
+            persistence.attempted_load = True
+            return  # not empty: the index in memory is newer than anything stored
+        with collection_paused():  # hundreds of thousands of new objects, none of them garbage
+            result = persistence.load(self._config_key(config))
+            if result.snapshot is None:
+                return
+            self._install(persistence, config, result.snapshot)
+
+    def _install(
+        self, persistence: Persistence, config: KnowledgeSourceConfig, stored: Snapshot
+    ) -> None:
+        try:
+            state = snapshot.from_snapshot(stored)
+            if state.root != str(config.path):
+                raise ValueError(f"it is the index of {state.root}, not of {config.path}")
+            with self._commit_lock:
+                self._restore_state(state)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+            with self._commit_lock:
+                self._reset_stores()
+            persistence.refused(str(error) or type(error).__name__)
+            return
+        persistence.loaded(state.generation)
+        log.info(
+            "%s: loaded generation %d (%d chunks) from %s",
+            config.path,
+            state.generation,
+            len(state.documents),
+            persistence.store.location,
+        )
+
+    def _restore_state(self, state: snapshot.ServiceState) -> None:
+        """Install ``state`` (commit lock held; raises if it does not fit)."""
+        documents = {document.id: document for document in state.documents}
+        self._knowledge_base.restore_state(state.streams["tfidf"], documents)
+        for kind, stream in (("bm25", self._bm25), ("code", self._code)):
+            if stream is not None:
+                stream.restore_state(state.streams[kind], documents)
+        root = Path(state.root) if state.root else None
+        if root is not None:
+            self._indexer.restore_records(root, state.records, state.skips, documents)
+        self._added = {i: documents[i] for i in state.added}
+        self._last_config = None if state.source is None else snapshot.source_config(state.source)
+        self._status = snapshot.status_from(state.status, state.generation)
+        self._tracked_in_skipped = dict(self._status.tracked_in_skipped)
+
+    def _reset_stores(self) -> None:
+        self._knowledge_base.clear()
+        for stream in self._streams():
+            stream.clear()
+        self._added.clear()
+        self._indexer.forget()
+        self._last_config = None
+        self._status = IndexStatus()
+
+    def export_state(self) -> snapshot.ServiceState:
+        """The committed generation as plain values (SPEC §11); waits for a running run."""
+        with self._index_lock, self._commit_lock:
+            root, records, skips = self._indexer.export_records()
+            streams = {"tfidf": self._knowledge_base.export_state()}
+            for kind, stream in (("bm25", self._bm25), ("code", self._code)):
+                if stream is not None:
+                    streams[kind] = stream.export_state()
+            config = self._last_config
+            return snapshot.ServiceState(
+                generation=self._status.generation,
+                documents=self._knowledge_base.list(),
+                added=list(self._added),
+                streams=streams,
+                root=None if root is None else str(root),
+                records=records,
+                skips=skips,
+                status=snapshot.status_fields(self._status),
+                source=None if config is None else snapshot.source_fields(config),
+            )
+
+    def _save_generation(self) -> None:
+        """Capture the committed generation and write it to the store (Persistence's save)."""
+        persistence = self._persistence
+        config = self._last_config
+        if persistence is None:
+            return
+        if config is None:  # cleared: a start must not bring back what was cleared
+            persistence.store.discard()
+            return
+        state = self.export_state()
+        persistence.store.save(snapshot.to_snapshot(state, self._config_key(config)))
 
     def set_synonyms(self, table: SynonymTable | None) -> None:
         """Replace the query-time synonym table (None restores the default of SPEC §2)."""

@@ -160,6 +160,21 @@ SETTINGS: tuple[Setting, ...] = (
         nullable=True,
     ),
     Setting(
+        "persistence.enabled",
+        "boolean",
+        True,
+        "Keep each folder's index on disk, so that a restart loads it and re-reads only the "
+        "files changed since (docs/storage.md). Sessions opened later.",
+    ),
+    Setting(
+        "persistence.cacheDir",
+        "string",
+        None,
+        "Where indexes are kept; unset: `$RAGLS_CACHE_DIR`, else `$XDG_CACHE_HOME/ragls`, else "
+        "`~/.cache/ragls`. Sessions opened later.",
+        nullable=True,
+    ),
+    Setting(
         "debounceMs",
         "integer",
         200,
@@ -199,6 +214,8 @@ def check(setting: Setting, value: object) -> str | None:
     if kind == "string":
         if isinstance(value, str) and (not setting.choices or value in setting.choices):
             return None
+        if not setting.choices:
+            return f"{key} must be a string" + (" or null" if setting.nullable else "")
         return f"{key} must be one of {sorted(setting.choices)}, got {value!r}"
     if kind == "strings":
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):

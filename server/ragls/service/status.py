@@ -20,6 +20,28 @@ class IndexProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class PersistenceStatus:
+    """What status shows of a session's stored index (``rag/status`` ``cache``).
+
+    ``state``: ``cold`` (nothing usable was stored: built from the files), ``loaded`` (started
+    from the stored generation), ``saved`` (the index in memory is stored), ``unsaved`` (changes
+    wait for the next save), ``reader`` (another process writes this workspace's index),
+    ``failed`` (the last save failed; ``detail`` says why).
+    """
+
+    state: str
+    location: str
+    bytes_on_disk: int
+    stored_generation: int | None
+    written_at: float | None
+    writer: bool
+    owner_pid: int | None
+    detail: str
+    loaded_generation: int | None
+    load_seconds: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class IndexStatus:
     """What a session's index holds and how it got there.
 
@@ -49,6 +71,8 @@ class IndexStatus:
     last_error: str | None = None
     # Default-skipped directories holding files git tracks, with their counts (service.tracked).
     tracked_in_skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    # The stored index (SPEC §11); None when the session keeps its index in memory only.
+    persistence: PersistenceStatus | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -1,0 +1,180 @@
+"""A service's index as a store's :class:`~ragls.store.interface.Snapshot`, and back (SPEC §11).
+
+:class:`ServiceState` is everything a session needs to answer and to reconcile without reading
+unchanged files: the corpus (chunks and added documents, in the knowledge base's order), each
+stream's state (:mod:`ragls.core.index_state`: postings, lengths, frequencies; so nothing is
+analysed again), the indexer's file records (fingerprints, stat data, chunk ids), the status of
+the generation and the source selection it was built with. :func:`to_snapshot` flattens it into
+named arrays and plain objects (texts apart from metadata, so each part is decoded in one
+call); :func:`from_snapshot` rebuilds it and raises ValueError, KeyError or TypeError when the
+parts do not fit, which the caller treats as a corrupt generation.
+
+:func:`config_key` is the configuration fingerprint a generation is stored under: the snapshot
+layout version, the streams the pipeline keeps (and BM25's cap and expiry), the source
+selection and the limits. Field weights and fusion weights are search-time values and are not
+part of it. Bump :data:`INDEX_FORMAT` whenever the analysis of any stream, the chunking or this
+layout changes: every stored generation is then rebuilt once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ragls.core.documents import Document
+from ragls.core.index_state import IndexState, StreamState
+from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.formats import DocumentFormat
+from ragls.ingest.indexer import RecordState
+from ragls.ingest.limits import Limits
+from ragls.service.status import IndexStatus
+from ragls.store.interface import Snapshot
+
+INDEX_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceState:
+    generation: int
+    documents: list[Document]  # the knowledge base's, in its order
+    added: list[str]  # ids of the documents added through the API
+    streams: dict[str, StreamState]  # by kind: tfidf, bm25, code
+    root: str | None
+    records: list[RecordState]
+    skips: list[tuple[str, str, str]]
+    status: dict[str, Any]  # the generation's IndexStatus fields (status_fields)
+    source: dict[str, Any] | None  # the last run's source selection (source_fields)
+
+
+def source_fields(config: KnowledgeSourceConfig) -> dict[str, Any]:
+    return {
+        "path": str(config.path),
+        "include": list(config.include),
+        "exclude": list(config.exclude),
+        "format": config.format.value,
+        "default_skips": sorted(config.default_skips),
+    }
+
+
+def source_config(fields: dict[str, Any]) -> KnowledgeSourceConfig:
+    return KnowledgeSourceConfig(
+        Path(fields["path"]),
+        tuple(fields["include"]),
+        tuple(fields["exclude"]),
+        DocumentFormat(fields["format"]),
+        frozenset(fields["default_skips"]),
+    )
+
+
+def config_key(
+    streams: dict[str, tuple[int | None, float | None]],
+    config: KnowledgeSourceConfig,
+    limits: Limits,
+) -> str:
+    """The configuration fingerprint (see the module docstring). ``streams``: the kinds the
+    service keeps, each with its (capacity, expiry) (None, None for unbounded ones)."""
+    described = {
+        "format": INDEX_FORMAT,
+        "streams": {kind: list(bounds) for kind, bounds in sorted(streams.items())},
+        "source": {k: v for k, v in source_fields(config).items() if k != "path"},
+        "limits": dataclasses.asdict(limits),
+    }
+    text = json.dumps(described, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def to_snapshot(state: ServiceState, key: str) -> Snapshot:
+    arrays: dict[str, Any] = {}
+    objects: dict[str, object] = {
+        "documents.ids": [d.id for d in state.documents],
+        "documents.text": [d.content for d in state.documents],
+        "documents.metadata": [dict(d.metadata) for d in state.documents],
+        "service": {
+            "added": state.added,
+            "root": state.root,
+            "skips": state.skips,
+            "status": state.status,
+            "source": state.source,
+            "streams": sorted(state.streams),
+        },
+        "files": state.records,
+    }
+    for kind, stream in state.streams.items():
+        objects[f"{kind}.stream"] = {
+            "ids": stream.ids,
+            "counters": dict(stream.counters),
+            "indexed": stream.index is not None,
+        }
+        if stream.index is not None:
+            index_arrays, index_objects = stream.index.parts()
+            arrays |= {f"{kind}.{name}": array for name, array in index_arrays.items()}
+            objects[f"{kind}.index"] = index_objects
+    return Snapshot(state.generation, key, arrays, objects)
+
+
+def from_snapshot(snapshot: Snapshot) -> ServiceState:
+    objects, arrays = snapshot.objects, snapshot.arrays
+    ids, texts = objects["documents.ids"], objects["documents.text"]
+    metadata = objects["documents.metadata"]
+    if not (len(ids) == len(texts) == len(metadata)):  # type: ignore[arg-type]
+        raise ValueError("the stored documents' parts differ in length")
+    documents = [
+        Document.restored(i, t, m)
+        for i, t, m in zip(ids, texts, metadata, strict=True)  # type: ignore[call-overload]
+    ]
+    service: dict[str, Any] = objects["service"]  # type: ignore[assignment]
+    streams = {}
+    for kind in service["streams"]:
+        described: dict[str, Any] = objects[f"{kind}.stream"]  # type: ignore[assignment]
+        index = None
+        if described["indexed"]:
+            prefix = f"{kind}."
+            index_arrays = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+            index = IndexState.from_parts(index_arrays, objects[f"{kind}.index"])  # type: ignore[arg-type]
+        streams[kind] = StreamState(kind, list(described["ids"]), index, described["counters"])
+    return ServiceState(
+        generation=snapshot.generation,
+        documents=documents,
+        added=list(service["added"]),
+        streams=streams,
+        root=service["root"],
+        records=list(objects["files"]),  # type: ignore[call-overload]
+        skips=[tuple(skip) for skip in service["skips"]],
+        status=dict(service["status"]),
+        source=service["source"],
+    )
+
+
+def status_fields(status: IndexStatus) -> dict[str, Any]:
+    """The generation's own status fields, as plain values (live counts are not stored)."""
+    return {
+        "file_count": status.file_count,
+        "chunk_count": status.chunk_count,
+        "last_index_time": None
+        if status.last_index_time is None
+        else status.last_index_time.isoformat(),
+        "indexed_path": status.indexed_path,
+        "skipped": dict(status.skipped),
+        "errors": list(status.errors),
+        "tracked_in_skipped": dict(status.tracked_in_skipped),
+    }
+
+
+def status_from(fields: dict[str, Any], generation: int) -> IndexStatus:
+    when = fields["last_index_time"]
+    return IndexStatus(
+        file_count=int(fields["file_count"]),
+        chunk_count=int(fields["chunk_count"]),
+        last_index_time=None if when is None else datetime.fromisoformat(when),
+        indexed_path=fields["indexed_path"],
+        generation=generation,
+        skipped=MappingProxyType(dict(fields["skipped"])),
+        errors=tuple(fields["errors"]),
+        tracked_in_skipped=MappingProxyType(dict(fields["tracked_in_skipped"])),
+    )

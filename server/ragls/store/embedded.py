@@ -1,0 +1,263 @@
+"""The embedded generation store: one folder of files per workspace (SPEC §11, docs/storage.md).
+
+Layout of a workspace's folder (see :mod:`ragls.store.paths` for where it is)::
+
+    workspace.json        the workspace root it belongs to
+    writer.lock           the one-writer lock, with the owner's pid (ragls.store.locking)
+    CURRENT               the pointer: {"generation": "g000042-5f1c", "manifest": SHA-256}
+    g000042-5f1c/         a published generation: manifest.json, readers.lock, one file a part
+    tmp-g000043-a9b2/     a generation being written (or left by a writer that died)
+
+``save`` writes every part into a ``tmp-`` folder and fsyncs each file, writes the manifest
+(format version, codec, configuration fingerprint, generation, creation time, each part's size
+and SHA-256), fsyncs the folder, renames it to its final name, fsyncs the workspace folder, and
+publishes it by writing ``CURRENT.tmp``, fsyncing it and renaming it over ``CURRENT`` (one
+atomic rename), then fsyncs the workspace folder again. Whatever moment the writer dies at,
+``CURRENT`` names a complete generation, old or new. Afterwards every other generation that no
+reader holds (``readers.lock``) and every ``tmp-`` folder is removed.
+
+``load`` reads the pointer, checks the manifest's checksum, format, codec and configuration,
+then each part's size and checksum before decoding it; the first thing that does not fit ends
+the load with its reason. A generation removed between reading the pointer and opening it (a
+writer published meanwhile) is retried with the new pointer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from ragls.errors import StoreError
+from ragls.store import files
+from ragls.store.files import CorruptFile
+from ragls.store.interface import LoadResult, Snapshot, StoreInfo
+from ragls.store.locking import WriterLock, reading, unused
+from ragls.store.paths import WORKSPACE_FILE, workspace_folder
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+POINTER = "CURRENT"
+MANIFEST = "manifest.json"
+READERS = "readers.lock"
+LOCK = "writer.lock"
+_PART_NAME = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+LOAD_ATTEMPTS = 3
+
+
+def _part_file(name: str) -> str:
+    if not name or not set(name) <= _PART_NAME or name.startswith(".") or name == MANIFEST:
+        raise ValueError(f"part name {name!r} is not a plain lower-case file name")
+    return name
+
+
+class EmbeddedStore:
+    """The generations of the workspace at ``root``, under ``cache_dir`` (None: the default
+    cache root). Nothing touches the disk until the first call that needs it."""
+
+    def __init__(self, root: Path, cache_dir: str | os.PathLike[str] | None = None) -> None:
+        self.root = root.resolve()
+        self.folder = workspace_folder(self.root, cache_dir)
+        self._lock = WriterLock(self.folder / LOCK)
+
+    @property
+    def location(self) -> str:
+        return str(self.folder)
+
+    # -- the writer lock -----------------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        marker = self.folder / WORKSPACE_FILE
+        if not marker.exists():
+            text = json.dumps({"root": str(self.root), "created": time.time()})
+            temporary = self.folder / f"{WORKSPACE_FILE}.{secrets.token_hex(4)}"
+            files.write_durably(temporary, text.encode())
+            os.replace(temporary, marker)
+
+    def acquire(self) -> bool:
+        if self._lock.held:
+            return True
+        try:
+            self._prepare()
+            return self._lock.try_acquire()
+        except OSError as error:
+            raise StoreError(f"cannot use the cache folder {self.folder}: {error}") from error
+
+    def release(self) -> None:
+        self._lock.release()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _pointer(self) -> tuple[str, str] | None:
+        try:
+            text = (self.folder / POINTER).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        pointer = json.loads(text)
+        name, manifest = pointer["generation"], pointer["manifest"]
+        if not isinstance(name, str) or "/" in name or not name.startswith("g"):
+            raise CorruptFile(f"the pointer names {name!r}")
+        return name, manifest
+
+    def load(self, config_key: str) -> LoadResult:
+        for _ in range(LOAD_ATTEMPTS):
+            try:
+                pointer = self._pointer()
+                if pointer is None:
+                    return LoadResult(None, "no generation is stored yet")
+                return self._load(*pointer, config_key)
+            except FileNotFoundError:
+                continue  # removed after a newer one was published: read the pointer again
+            except (CorruptFile, ValueError, KeyError, TypeError) as error:
+                return LoadResult(None, f"the stored generation is unusable: {error}", True)
+            except OSError as error:
+                return LoadResult(None, f"the cache folder cannot be read: {error}")
+        return LoadResult(None, "the stored generation kept changing while it was read")
+
+    def _load(self, name: str, manifest_sum: str, config_key: str) -> LoadResult:
+        generation = self.folder / name
+        with reading(generation / READERS):
+            data = (generation / MANIFEST).read_bytes()
+            if files.sha256_of(data) != manifest_sum:
+                raise CorruptFile("the manifest fails its checksum")
+            manifest = json.loads(data)
+            if manifest.get("format") != FORMAT_VERSION:
+                reason = (
+                    f"it has format {manifest.get('format')}, this ragls reads {FORMAT_VERSION}"
+                )
+                return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+            if manifest.get("codec") != files.CODEC:
+                reason = f"it was written by {manifest.get('codec')}, this is {files.CODEC}"
+                return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+            if manifest.get("config") != config_key:
+                reason = "the configuration changed since it was written"
+                return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+            arrays: dict[str, Any] = {}
+            objects: dict[str, object] = {}
+            for part, entry in manifest["parts"].items():
+                raw = files.read_checked(generation / _part_file(part), entry)
+                if entry.get("kind") == "array":
+                    arrays[part] = files.decode_array(raw, entry, part)
+                elif entry.get("kind") == "object":
+                    objects[part] = files.decode_object(raw, part)
+                else:
+                    raise CorruptFile(f"{part} is of unknown kind {entry.get('kind')!r}")
+        snapshot = Snapshot(
+            int(manifest["generation"]),
+            config_key,
+            arrays,
+            objects,
+            float(manifest["created"]),
+        )
+        return LoadResult(snapshot)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def save(self, snapshot: Snapshot) -> None:
+        if not self._lock.held:
+            owner = self._lock.owner_pid()
+            by = f"process {owner}" if owner else "another process"
+            raise StoreError(f"the index of {self.root} is written by {by}, not this one")
+        name = f"g{snapshot.generation:06d}-{secrets.token_hex(3)}"
+        temporary = self.folder / f"tmp-{name}"
+        try:
+            self._write(temporary, snapshot)
+            os.rename(temporary, self.folder / name)
+            files.sync_directory(self.folder)
+            manifest = (self.folder / name / MANIFEST).read_bytes()
+            pointer = json.dumps({"generation": name, "manifest": files.sha256_of(manifest)})
+            staged = self.folder / f"{POINTER}.tmp"
+            staged.unlink(missing_ok=True)
+            files.write_durably(staged, pointer.encode())
+            os.replace(staged, self.folder / POINTER)
+            files.sync_directory(self.folder)
+        except OSError as error:
+            shutil.rmtree(temporary, ignore_errors=True)
+            raise StoreError(f"writing the index to {self.folder} failed: {error}") from error
+        self._collect(keep=name)
+
+    def _write(self, folder: Path, snapshot: Snapshot) -> None:
+        folder.mkdir(mode=0o700)
+        parts: dict[str, dict[str, Any]] = {}
+        for part, array in snapshot.arrays.items():
+            data, entry = files.encode_array(array)
+            files.write_durably(folder / _part_file(part), data)
+            parts[part] = entry
+        for part, value in snapshot.objects.items():
+            if part in parts:
+                raise ValueError(f"part {part!r} is both an array and an object")
+            encoded, entry = files.encode_object(value)
+            files.write_durably(folder / _part_file(part), encoded)
+            parts[part] = entry
+        files.write_durably(folder / READERS, b"")
+        manifest = {
+            "format": FORMAT_VERSION,
+            "codec": files.CODEC,
+            "config": snapshot.config_key,
+            "generation": snapshot.generation,
+            "created": time.time(),
+            "root": str(self.root),
+            "parts": parts,
+        }
+        files.write_durably(folder / MANIFEST, json.dumps(manifest, indent=1).encode())
+        files.sync_directory(folder)
+
+    def _collect(self, keep: str) -> None:
+        """Remove every generation but ``keep`` that no reader holds, and every tmp- folder
+        (only the writer writes, so a tmp- folder is one a dead writer left)."""
+        for entry in self.folder.iterdir():
+            if entry.name == keep or not entry.is_dir():
+                continue
+            if entry.name.startswith("g") and not unused(entry / READERS):
+                continue  # a reader is loading it; the next save removes it
+            if entry.name.startswith(("g", "tmp-")):
+                shutil.rmtree(entry, ignore_errors=True)
+
+    def discard(self) -> None:
+        if not self._lock.held:
+            return
+        try:
+            (self.folder / POINTER).unlink(missing_ok=True)
+            files.sync_directory(self.folder)
+        except OSError as error:
+            log.warning("could not remove the index pointer in %s: %s", self.folder, error)
+        self._collect(keep="")
+
+    # -- status --------------------------------------------------------------------------------
+
+    def info(self) -> StoreInfo:
+        generation = written = None
+        try:
+            pointer = self._pointer()
+            if pointer is not None:
+                generation = int(pointer[0][1:].split("-")[0])
+                written = (self.folder / POINTER).stat().st_mtime
+        except (OSError, ValueError, KeyError, CorruptFile):
+            pass
+        return StoreInfo(
+            location=str(self.folder),
+            bytes_on_disk=folder_size(self.folder),
+            generation=generation,
+            written_at=written,
+            writer=self._lock.held,
+            owner_pid=self._lock.owner_pid(),
+        )
+
+
+def folder_size(folder: Path) -> int:
+    """Bytes of every file below ``folder`` (0 if it does not exist)."""
+    total = 0
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(directory, name)).st_size
+            except OSError:
+                continue
+    return total

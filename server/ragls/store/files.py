@@ -1,0 +1,120 @@
+"""Durable writes and checked reads of a generation's files (the embedded store's format).
+
+Arrays are written as their raw little-endian bytes (dtype and length are in the manifest) and
+read back into a writable buffer without a copy; plain objects are written with :mod:`marshal`,
+the interpreter's own serializer of plain values, which docs/storage.md measured fastest to
+write and to read (against JSON and SQLite) for a corpus's texts and metadata. marshal's format
+belongs to the Python version, so the manifest records it and a generation written by another
+version is rebuilt, not read; and marshal is not meant for untrusted bytes, so every file's
+SHA-256 is checked against the manifest before it is decoded (the manifest's own against the
+pointer).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+# Array dtypes a generation may hold: little-endian numbers only (no objects, no pickles).
+ARRAY_DTYPES = frozenset({"<f8", "<f4", "<i8", "<i4", "|b1", "|u1"})
+CODEC = f"marshal{marshal.version}-py{sys.version_info[0]}.{sys.version_info[1]}"
+_CHUNK = 1 << 24
+
+
+class CorruptFile(Exception):
+    """A file of a generation does not match its manifest entry (the message says how)."""
+
+
+def sha256_of(data: bytes | bytearray | memoryview) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_durably(path: Path, data: bytes | memoryview) -> None:
+    """Write a new file and flush it to the disk (OSError on failure, e.g. ENOSPC)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data).cast("B")
+        while view:
+            written = os.write(fd, view[:_CHUNK])
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_directory(path: Path) -> None:
+    """Make the entries of ``path`` (new files, renames) durable."""
+    if sys.platform == "win32":  # pragma: no cover - directories cannot be opened there
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def encode_array(array: npt.NDArray[Any]) -> tuple[memoryview, dict[str, Any]]:
+    """The bytes to write and the manifest entry of a one-dimensional numeric array."""
+    if array.ndim != 1:
+        raise ValueError(f"only one-dimensional arrays are stored, got {array.ndim} dimensions")
+    little = array.astype(array.dtype.newbyteorder("<"), copy=False)
+    contiguous = np.ascontiguousarray(little)
+    dtype = contiguous.dtype.str
+    if dtype not in ARRAY_DTYPES:
+        raise ValueError(f"arrays of dtype {dtype} are not stored")
+    data = contiguous.data.cast("B")
+    entry = {"kind": "array", "dtype": dtype, "length": len(contiguous), "bytes": data.nbytes}
+    return data, entry | {"sha256": sha256_of(data)}
+
+
+def encode_object(value: object) -> tuple[bytes, dict[str, Any]]:
+    data = marshal.dumps(value)  # type: ignore[arg-type]
+    return data, {"kind": "object", "bytes": len(data), "sha256": sha256_of(data)}
+
+
+def read_checked(path: Path, entry: dict[str, Any]) -> bytearray:
+    """The file's bytes, after checking their size and checksum against ``entry``."""
+    size = entry.get("bytes")
+    if not isinstance(size, int) or size < 0:
+        raise CorruptFile(f"{path.name}: the manifest gives no size")
+    try:
+        actual = path.stat().st_size
+    except FileNotFoundError:
+        raise CorruptFile(f"{path.name} is missing") from None
+    if actual != size:
+        raise CorruptFile(f"{path.name} has {actual} bytes, the manifest says {size}")
+    data = bytearray(size)
+    with open(path, "rb", buffering=0) as file:
+        view, done = memoryview(data), 0
+        while done < size:
+            count = file.readinto(view[done:])
+            if not count:
+                raise CorruptFile(f"{path.name} ended early")
+            done += count
+    if sha256_of(data) != entry.get("sha256"):
+        raise CorruptFile(f"{path.name} fails its checksum")
+    return data
+
+
+def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArray[Any]:
+    dtype = entry.get("dtype")
+    if dtype not in ARRAY_DTYPES:
+        raise CorruptFile(f"{name}: dtype {dtype!r} is not a stored array type")
+    array = np.frombuffer(data, dtype=np.dtype(dtype))
+    if len(array) != entry.get("length"):
+        raise CorruptFile(f"{name}: {len(array)} values, the manifest says {entry.get('length')}")
+    return array.astype(array.dtype.newbyteorder("="), copy=False)
+
+
+def decode_object(data: bytearray, name: str) -> object:
+    try:
+        return marshal.loads(data)
+    except (EOFError, ValueError, TypeError) as error:
+        raise CorruptFile(f"{name} cannot be decoded: {error}") from None

@@ -1,0 +1,91 @@
+"""The generation store interface: what the service writes generations to and loads them from.
+
+A store keeps the generations of one workspace (SPEC §11). The service hands it a
+:class:`Snapshot` (named numpy arrays and named plain objects: lists, tuples, dicts, strings and
+numbers) and gets one back; the store knows nothing of streams, files or chunks, so another
+store (a server-backed one) can be added beside the embedded default without touching the
+service, the daemon or the ingestion layer.
+
+Guarantees every store gives:
+
+* ``save`` publishes a generation whole or not at all; a reader (``load``) sees the previous one
+  or the new one, never a mix, whatever happens to the writer (a crash, kill -9, a full disk).
+* ``load`` never raises for bad data: a missing, truncated, corrupt, other-version or
+  other-configuration generation gives a :class:`LoadResult` without a snapshot and with the
+  reason, for the service to log before it rebuilds from the files.
+* One writer at a time: ``acquire`` makes this process the writer if no other process is;
+  ``save`` by a process that is not the writer raises :class:`~ragls.errors.StoreError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy.typing as npt
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One generation's content, as a store writes it."""
+
+    generation: int
+    config_key: str  # the configuration fingerprint the generation was built under
+    arrays: Mapping[str, npt.NDArray[Any]]  # one-dimensional numeric arrays
+    objects: Mapping[str, object]  # plain values: str, int, float, None, list, tuple, dict
+    created: float = 0.0  # seconds since the epoch, set by the store when it is written
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """What ``load`` found: a snapshot, or why there is none (``reason`` is for the log and
+    status: "no generation is stored yet", "checksum mismatch in documents", ...)."""
+
+    snapshot: Snapshot | None
+    reason: str = ""
+    discarded: bool = False  # something was stored but could not be used
+
+
+@dataclass(frozen=True, slots=True)
+class StoreInfo:
+    """What status shows of a store."""
+
+    location: str
+    bytes_on_disk: int = 0
+    generation: int | None = None  # of the published generation
+    written_at: float | None = None  # seconds since the epoch
+    writer: bool = False  # whether this process may write
+    owner_pid: int | None = None  # the writer's pid when another process is the writer
+    details: Mapping[str, str] = field(default_factory=dict)
+
+
+class GenerationStore(Protocol):
+    """One workspace's generations (see the module docstring for the guarantees)."""
+
+    @property
+    def location(self) -> str: ...
+
+    def acquire(self) -> bool:
+        """Become the writer unless another live process is; True if this process is."""
+        ...
+
+    def release(self) -> None:
+        """Stop being the writer (idempotent)."""
+        ...
+
+    def load(self, config_key: str) -> LoadResult:
+        """The published generation if it is whole and was built under ``config_key``."""
+        ...
+
+    def save(self, snapshot: Snapshot) -> None:
+        """Write ``snapshot`` beside the published generation and publish it atomically; older
+        generations no reader uses are removed. Raises StoreError (the previous generation
+        stays published)."""
+        ...
+
+    def discard(self) -> None:
+        """Unpublish and remove what is stored (a writer's answer to a corrupt generation)."""
+        ...
+
+    def info(self) -> StoreInfo: ...
