@@ -46,7 +46,7 @@ $(VSCODE_STAMP): $(VSCODE)/package-lock.json
 
 vscode-test: $(STAMP) $(VSCODE_STAMP)
 	cd $(VSCODE) && npm run typecheck && npm run build
-	cd $(VSCODE) && RAGLS_PYTHON="$(abspath $(PY))" npm test
+	cd $(VSCODE) && RAGLS_CACHE_DIR="$$(mktemp -d)" RAGLS_PYTHON="$(abspath $(PY))" npm test
 
 ## The VS Code extension as editor-clients/vscode/ragls.vsix.
 vsix: $(VSCODE_STAMP)

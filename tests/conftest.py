@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
+
+# Every index a test (or a daemon, Neovim or CLI process it starts) stores goes to a folder of
+# this run, never to the user's cache; tests that look at the cache set their own.
+os.environ["RAGLS_CACHE_DIR"] = tempfile.mkdtemp(prefix="ragls-test-cache-")
 
 
 class FakeClock:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +13,14 @@ from tests.gitrepo import git
 from tests.ingest.trees import make_tree
 
 
-def ragls(*args: str) -> subprocess.CompletedProcess[str]:
+def ragls(*args: str, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
+    environment = None if cache is None else {**os.environ, "RAGLS_CACHE_DIR": str(cache)}
     return subprocess.run(
-        [sys.executable, "-m", "ragls", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "ragls", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
     )
 
 
@@ -45,9 +52,11 @@ def test_search_prints_ranked_results_with_file_and_line(tmp_path: Path) -> None
 
 def test_search_json(tmp_path: Path) -> None:
     result = ragls("search", str(sample(tmp_path)), "gateway", "--json")
-    payload = json.loads(result.stdout)
+    answer = json.loads(result.stdout)
+    payload = answer["results"]
     assert [item["rank"] for item in payload] == list(range(1, len(payload) + 1))
     assert {item["metadata"]["file"] for item in payload} == {"a/README.md", "b/payments.py"}
+    assert answer["generation"] >= 1 and answer["stale"] is False and answer["warnings"] == []
 
 
 def test_context_prints_the_fence(tmp_path: Path) -> None:
@@ -76,7 +85,7 @@ def test_errors_name_the_problem_and_exit_2(tmp_path: Path) -> None:
 
 def test_search_json_uses_the_wire_names_and_numbers(tmp_path: Path) -> None:
     result = ragls("search", str(sample(tmp_path)), "charge card", "--json", "-k", "1")
-    [item] = json.loads(result.stdout)
+    [item] = json.loads(result.stdout)["results"]
     assert item["metadata"]["file"] == "b/payments.py"
     assert (item["metadata"]["startLine"], item["metadata"]["endLine"]) == (1, 2)
     assert "start_line" not in item["metadata"]
@@ -209,3 +218,38 @@ def test_explain_names_the_rule_that_refuses_a_path(tmp_path: Path) -> None:
         "debug.log: not indexed, ignored: .gitignore:1: *.log",
         ".env: not indexed, secret: a secret file name, never indexed",
     ]
+
+
+def test_a_repeated_search_starts_from_the_stored_index(tmp_path: Path) -> None:
+    root, cache = sample(tmp_path / "tree"), tmp_path / "cache"
+    first = ragls("search", str(root), "charge card", "--json", cache=cache)
+    assert first.returncode == 0, first.stderr
+    again = ragls("search", str(root), "charge card", cache=cache)
+    assert "from the stored index; 0 files re-read" in again.stderr
+    (root / "b" / "refunds.py").write_text("def refund_card(amount):\n    return amount\n")
+    edited = ragls("search", str(root), "refund card", "--json", cache=cache)
+    assert json.loads(edited.stdout)["results"][0]["metadata"]["file"] == "b/refunds.py"
+    assert json.loads(edited.stdout)["generation"] > json.loads(first.stdout)["generation"]
+    cold = ragls("search", str(root), "charge card", "--no-cache", cache=cache)
+    assert "stored index" not in cold.stderr
+
+
+def test_cache_list_and_clean(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    kept, gone = sample(tmp_path / "kept"), sample(tmp_path / "gone")
+    for root in (kept, gone):
+        assert ragls("index", str(root), cache=cache).returncode == 0
+    listed = json.loads(ragls("cache", "list", "--json", cache=cache).stdout)
+    assert {entry["root"] for entry in listed} == {str(kept.resolve()), str(gone.resolve())}
+    assert all(entry["bytesOnDisk"] > 0 and entry["generation"] >= 1 for entry in listed)
+    shutil.rmtree(gone)
+    text = ragls("cache", "list", cache=cache).stdout
+    assert f"{gone.resolve()}  (workspace gone)" in text
+    cleaned = ragls("cache", "clean", cache=cache)
+    assert cleaned.returncode == 0 and f"removed {gone.resolve()}" in cleaned.stdout
+    listed = json.loads(ragls("cache", "list", "--json", cache=cache).stdout)
+    assert [entry["root"] for entry in listed] == [str(kept.resolve())]
+    assert ragls("cache", "clean", str(kept), cache=cache).returncode == 0
+    assert json.loads(ragls("cache", "list", "--json", cache=cache).stdout) == []
+    missing = ragls("cache", "clean", str(kept), cache=cache)
+    assert missing.returncode == 2 and "no cached index" in missing.stderr

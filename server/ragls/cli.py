@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ragls import __version__
 from ragls.cli_batch import answer_queries
@@ -67,23 +67,40 @@ class _ProgressBar:
             self._stream.flush()
 
 
-def _index(args: argparse.Namespace) -> tuple[RagService, IndexStatus, float]:
-    """One session of a workspace, built as the daemon builds its sessions, indexed once."""
-    options = WorkspaceOptions(
-        include=tuple(args.include or ()),
-        exclude=tuple(args.exclude or ()),
-        pipeline=args.pipeline,
-        watch=False,
-    )
-    workspace = Workspace(options)
-    service = workspace.open_session(CLI_SESSION).service
-    bar = _ProgressBar(sys.stderr)
-    started = time.perf_counter()
-    try:
-        status = service.index_directory(args.path, bar, **workspace.index_arguments())
-    finally:
-        bar.done()
-    return service, status, time.perf_counter() - started
+class _Session:
+    """The CLI's one session of a workspace, built as the daemon builds its sessions: started
+    from the stored index of PATH (SPEC §11) unless ``--no-cache``, reconciled with the files,
+    and saved when the command is done (after its answer is printed)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        options = WorkspaceOptions(
+            include=tuple(args.include or ()),
+            exclude=tuple(args.exclude or ()),
+            pipeline=args.pipeline,
+            watch=False,
+            persistence_enabled=not args.no_cache,
+        )
+        self.workspace = Workspace(options)
+        root = Path(args.path).expanduser()
+        self.service = self.workspace.open_session(
+            CLI_SESSION, root if root.is_dir() else None
+        ).service
+        bar = _ProgressBar(sys.stderr)
+        started = time.perf_counter()
+        try:
+            self.status = self.service.index_directory(
+                args.path, bar, **self.workspace.index_arguments()
+            )
+        finally:
+            bar.done()
+        self.seconds = time.perf_counter() - started
+
+    def __enter__(self) -> _Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout.flush()
+        self.workspace.stop()
 
 
 def _summary(status: IndexStatus, seconds: float) -> str:
@@ -97,6 +114,16 @@ def _summary(status: IndexStatus, seconds: float) -> str:
     rows += [("errors", str(len(status.errors)))] if status.errors else []
     rows += [("warning", warning) for warning in status.warnings]
     rows += [("note", hint) for hint in status.hints]
+    stored = status.persistence
+    if stored is not None:
+        loaded = stored.loaded_generation
+        rows += [("cache", f"{stored.state}: {stored.location}")]
+        rows += (
+            [("cache: loaded", f"generation {loaded} in {stored.load_seconds:.2f}s")]
+            if loaded is not None and stored.load_seconds is not None
+            else []
+        )
+        rows += [("cache: note", stored.detail)] if stored.detail else []
     width = max(len(key) for key, _ in rows)
     return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
 
@@ -115,8 +142,13 @@ def _warn(service: RagService) -> None:
 
 
 def command_index(args: argparse.Namespace) -> int:
-    service, status, seconds = _index(args)
-    print(_summary(status, seconds), file=sys.stderr)
+    with _Session(args) as session:
+        return _report_index(session, args)
+
+
+def _report_index(session: _Session, args: argparse.Namespace) -> int:
+    service, status = session.service, session.status
+    print(_summary(status, session.seconds), file=sys.stderr)
     report = service.last_report
     if args.verbose and report is not None:
         for item in report.skipped:
@@ -133,16 +165,24 @@ def command_search(args: argparse.Namespace) -> int:
         return 2
     if args.queries is not None:
         return _search_batch(args)
-    service, status, seconds = _index(args)
+    with _Session(args) as session:
+        return _answer_search(session, args)
+
+
+def _answer_search(session: _Session, args: argparse.Namespace) -> int:
+    service = session.service
     _warn(service)
     results = service.search(args.query, args.k)
     if args.json:
-        print(json.dumps(wire.ranked_json(results), indent=2))
+        answer = {
+            "results": wire.ranked_json(results),
+            "warnings": list(service.warnings()),
+            "generation": service.generation,
+            "stale": False,  # the command reconciled with the files before it searched
+        }
+        print(json.dumps(answer, indent=2))
         return 0
-    print(
-        f"indexed {status.file_count} files, {status.chunk_count} chunks in {seconds:.2f}s",
-        file=sys.stderr,
-    )
+    print(_indexed_line(session), file=sys.stderr)
     if not results:
         print("no results", file=sys.stderr)
     for rank, result in enumerate(results, 1):
@@ -161,20 +201,29 @@ def _search_batch(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as error:
         print(f"ragls: cannot read --queries {args.queries}: {error}", file=sys.stderr)
         return 2
-    service, status, seconds = _index(args)
-    print(
-        f"indexed {status.file_count} files, {status.chunk_count} chunks in {seconds:.2f}s",
-        file=sys.stderr,
-    )
-    _warn(service)
-    failed = answer_queries(service, lines, args.k, sys.stdout, sys.stderr)
+    with _Session(args) as session:
+        print(_indexed_line(session), file=sys.stderr)
+        _warn(session.service)
+        failed = answer_queries(session.service, lines, args.k, sys.stdout, sys.stderr)
     return 1 if failed else 0
 
 
+def _indexed_line(session: _Session) -> str:
+    status = session.status
+    line = (
+        f"indexed {status.file_count} files, {status.chunk_count} chunks in {session.seconds:.2f}s"
+    )
+    stored = status.persistence
+    report = session.service.last_report
+    if stored is not None and stored.loaded_generation is not None and report is not None:
+        line += f" (from the stored index; {report.files_read} files re-read)"
+    return line
+
+
 def command_context(args: argparse.Namespace) -> int:
-    service, _, _ = _index(args)
-    _warn(service)
-    print(service.build_context_prompt(args.query, args.k))
+    with _Session(args) as session:
+        _warn(session.service)
+        print(session.service.build_context_prompt(args.query, args.k))
     return 0
 
 
@@ -298,6 +347,81 @@ def command_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _size(count: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if count < 1024 or unit == "GB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024  # type: ignore[assignment]
+    return str(count)
+
+
+def command_cache(args: argparse.Namespace) -> int:
+    from ragls.store.housekeeping import cached_workspaces, remove_cache
+    from ragls.store.paths import cache_root, workspace_folder
+
+    root = cache_root(args.cache_dir)
+    cached = cached_workspaces(root)
+    if args.action == "list":
+        if args.json:
+            print(json.dumps([_cache_entry(c) for c in cached], indent=2))
+            return 0
+        print(f"cache folder: {root}", file=sys.stderr)
+        for entry in cached:
+            state = "" if entry.exists else "  (workspace gone)"
+            owner = f"  (in use by process {entry.owner_pid})" if entry.owner_pid else ""
+            print(f"{_size(entry.bytes_on_disk):>9}  {entry.root or entry.folder}{state}{owner}")
+        total = sum(entry.bytes_on_disk for entry in cached)
+        print(f"{len(cached)} cached workspaces, {_size(total)}", file=sys.stderr)
+        return 0
+    if args.path is not None:
+        folder = workspace_folder(Path(args.path).expanduser(), args.cache_dir)
+        chosen = [entry for entry in cached if entry.folder == folder]
+        if not chosen:
+            print(f"ragls: no cached index for {args.path}", file=sys.stderr)
+            return 2
+    else:
+        chosen = [entry for entry in cached if not entry.exists]
+    failed = 0
+    for entry in chosen:
+        problem = remove_cache(entry)
+        if problem is None:
+            print(f"removed {entry.root or entry.folder} ({_size(entry.bytes_on_disk)})")
+        else:
+            failed += 1
+            print(f"ragls: kept {entry.root or entry.folder}: {problem}", file=sys.stderr)
+    if not chosen:
+        print("nothing to remove: every cached workspace still exists", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _cache_entry(entry: Any) -> dict[str, Any]:
+    return {
+        "folder": str(entry.folder),
+        "root": entry.root,
+        "exists": entry.exists,
+        "bytesOnDisk": entry.bytes_on_disk,
+        "generation": entry.generation,
+        "writtenAt": entry.written_at,
+        "ownerPid": entry.owner_pid,
+    }
+
+
+def _add_cache(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cache = commands.add_parser(
+        "cache",
+        help="list or remove stored indexes",
+        description="Each folder indexed by the daemon or the CLI keeps its index in the cache "
+        "folder ($RAGLS_CACHE_DIR, else $XDG_CACHE_HOME/ragls, else ~/.cache/ragls). `list` "
+        "shows each with its size; `clean PATH` removes PATH's; `clean` alone removes those "
+        "whose folder no longer exists. An index a running process writes is never removed.",
+    )
+    cache.add_argument("action", choices=["list", "clean"])
+    cache.add_argument("path", nargs="?", help="clean: the folder whose index to remove")
+    cache.add_argument("--cache-dir", metavar="DIR", help="another cache folder")
+    cache.add_argument("--json", action="store_true", help="list: print JSON")
+    cache.set_defaults(run=command_cache)
+
+
 def source(command: argparse.ArgumentParser, *, searched: bool = True) -> None:
     """The arguments every command over a folder takes."""
     command.add_argument("path", help="the folder to index")
@@ -305,6 +429,11 @@ def source(command: argparse.ArgumentParser, *, searched: bool = True) -> None:
     command.add_argument("--exclude", action="append", metavar="GLOB", help="not these")
     if not searched:
         return
+    command.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither load nor store the folder's index (a cold, in-memory run)",
+    )
     command.add_argument(
         "--pipeline",
         default=WORKSPACE.name,
@@ -370,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("targets", nargs="+", metavar="FILE", help="paths below PATH")
     explain.set_defaults(run=command_explain)
     _add_eval(commands)
+    _add_cache(commands)
     return parser
 
 

@@ -18,6 +18,8 @@ export const DAEMON_SETTINGS = [
   'bm25.maxDocuments',
   'bm25.ttlSeconds',
   'synonyms',
+  'persistence.enabled',
+  'persistence.cacheDir',
   'debounceMs',
   'rescanIntervalSeconds',
 ] as const;

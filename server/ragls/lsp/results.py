@@ -89,6 +89,7 @@ class StatusAnswer:
     stale: bool
     tracked_in_skipped: dict[str, int]
     hints: list[str]
+    cache: dict[str, Any] | None
 
     @classmethod
     def of(
@@ -128,6 +129,7 @@ class StatusAnswer:
             stale=stale,
             tracked_in_skipped=dict(status.tracked_in_skipped),
             hints=list(status.hints),
+            cache=wire.cache_json(status.persistence),
         )
 
 

@@ -3,10 +3,13 @@ the CLI's JSON output and the MCP server share (SPEC §9 and protocol.md)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from ragls.core.documents import SearchResult
+from ragls.service.status import PersistenceStatus
 
 # Chunk metadata written by the chunker, renamed for the wire; line numbers become integers.
 _METADATA_NAMES = {"start_line": "startLine", "end_line": "endLine"}
@@ -32,4 +35,28 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "score": result.score,
         "content": result.content,
         "metadata": metadata_json(result.metadata),
+    }
+
+
+def cache_json(status: PersistenceStatus | None, now: float | None = None) -> dict[str, Any] | None:
+    """A session's stored index as ``rag/status`` and ``ragls index --json`` show it (SPEC §11):
+    where it is, its size on disk, the stored generation and its age, who writes it."""
+    if status is None:
+        return None
+    now = time.time() if now is None else now
+    written = status.written_at
+    return {
+        "state": status.state,
+        "path": status.location,
+        "bytesOnDisk": status.bytes_on_disk,
+        "storedGeneration": status.stored_generation,
+        "writtenAt": None
+        if written is None
+        else datetime.fromtimestamp(written, UTC).isoformat(timespec="seconds"),
+        "ageSeconds": None if written is None else round(max(0.0, now - written), 1),
+        "writer": status.writer,
+        "ownerPid": status.owner_pid,
+        "detail": status.detail,
+        "loadedGeneration": status.loaded_generation,
+        "loadSeconds": None if status.load_seconds is None else round(status.load_seconds, 3),
     }

@@ -7,6 +7,11 @@ A named session (an assistant without a folder) indexes what it is told to, unwa
 that name no session go to the first workspace folder, or to a session called ``default`` when
 there is no folder.
 
+A session opened with a root keeps its index in the embedded generation store unless the
+``persistence.enabled`` setting is off (SPEC §11, :mod:`ragls.service.persistence`): its first run
+starts from the stored generation, and closing the session (or the workspace) saves what is not
+saved yet before the session is dropped.
+
 The change feed is injected: :class:`Workspace` takes a factory that builds one for a root
 (the daemon passes its watchdog watcher; tests pass a fake; ``None`` leaves folders unwatched),
 so this layer knows nothing of watchdog, pygls or any transport.
@@ -28,10 +33,12 @@ from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.service.debounce import Debouncer
 from ragls.service.options import WorkspaceOptions
+from ragls.service.persistence import Persistence
 from ragls.service.pipelines import pipeline_named
 from ragls.service.rag_service import RagService
 from ragls.service.scheduler import IndexArguments, IndexJob, SessionIndexer
 from ragls.service.status import IndexStatus
+from ragls.store.embedded import EmbeddedStore
 
 log = logging.getLogger(__name__)
 
@@ -120,17 +127,22 @@ class Workspace:
 
     # -- sessions ------------------------------------------------------------------------------
 
-    def _new_service(self) -> RagService:
+    def _new_service(self, root: Path | None) -> RagService:
         if self._service_factory is not None:
             return self._service_factory()
         options = self.options
+        persistence = None
+        if root is not None and options.persistence_enabled:
+            persistence = Persistence(EmbeddedStore(root, options.persistence_cache_dir))
         pipeline = pipeline_named(options.pipeline)
         bm25 = None  # the service builds what its pipeline needs: unbounded (SPEC §3)
         if pipeline.bm25 > 0:
             bm25 = BM25Stream(
                 max_documents=options.bm25_max_documents, ttl_seconds=options.bm25_ttl_seconds
             )
-        service = RagService(bm25=bm25, limits=options.limits, pipeline=pipeline)
+        service = RagService(
+            bm25=bm25, limits=options.limits, pipeline=pipeline, persistence=persistence
+        )
         service.set_synonyms(options.synonyms)
         return service
 
@@ -152,7 +164,7 @@ class Workspace:
                 return existing
             if self.max_sessions is not None and len(self._sessions) >= self.max_sessions:
                 raise InvalidArgumentError(f"at most {self.max_sessions} sessions can be open")
-            service = self._new_service()
+            service = self._new_service(root)
             indexer = SessionIndexer(session_id, service, self.index_arguments, self._on_committed)
             session = WorkspaceSession(session_id, service, indexer, root, folder=folder)
             self._sessions[session_id] = session
@@ -170,6 +182,7 @@ class Workspace:
             self._order.remove(session_id)
         self._stop_watching(session)
         session.indexer.stop()
+        _close_store(session)  # saved before the clear below, which must not reach the disk
         session.service.clear()  # outside the registry's lock: clear waits for a running index
         return True
 
@@ -292,3 +305,15 @@ class Workspace:
             session.indexer.cancel_all()
         for session in self.sessions():
             session.indexer.stop()
+            _close_store(session)
+
+
+def _close_store(session: WorkspaceSession) -> None:
+    """Save what the session has not saved yet and give its store up (never raises)."""
+    persistence = session.service.persistence
+    if persistence is None:
+        return
+    try:
+        persistence.close()
+    except Exception:
+        log.exception("session %s: closing its stored index failed", session.id)
