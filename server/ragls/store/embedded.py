@@ -181,6 +181,9 @@ class EmbeddedStore:
         except OSError as error:
             shutil.rmtree(temporary, ignore_errors=True)
             raise StoreError(f"writing the index to {self.folder} failed: {error}") from error
+        except BaseException:
+            shutil.rmtree(temporary, ignore_errors=True)
+            raise
         self._collect(keep=name)
 
     def _write(self, folder: Path, snapshot: Snapshot) -> None:
