@@ -10,7 +10,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "server" / "ragls"
 # evaluation and lsp both stand on the service layer; "ragls" is the package root, which
 # re-exports every layer (importing it from below is an upward import).
-LAYERS = ["core", "ingest", "service", "evaluation", "lsp", "ragls"]
+LAYERS = ["core", "ingest", "store", "service", "evaluation", "lsp", "ragls"]
 THIRD_PARTY_FORBIDDEN_BELOW_LSP = ("pygls", "lsprotocol", "watchdog")
 
 
@@ -45,7 +45,7 @@ def modules_in(layer: str) -> list[Path]:
     return sorted((PACKAGE / layer).rglob("*.py"))
 
 
-@pytest.mark.parametrize("layer", ["core", "ingest", "service", "evaluation"])
+@pytest.mark.parametrize("layer", ["core", "ingest", "store", "service", "evaluation"])
 def test_no_upward_imports(layer: str) -> None:
     rank = LAYERS.index(layer)
     offences = []
@@ -73,6 +73,19 @@ def test_core_uses_only_the_standard_library_and_numpy() -> None:
             allowed = {"ragls", "__future__"} | CORE_THIRD_PARTY
             if root not in allowed and root not in sys.stdlib_module_names:
                 offences.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert offences == []
+
+
+def test_the_store_stands_beside_ingest() -> None:
+    """SPEC §1: stores know snapshots, not files or chunking, so another store can be added
+    without the ingestion layer (nor may ingest reach for a store)."""
+    offences = [
+        f"{path.relative_to(PACKAGE)} imports {module}"
+        for layer, other in (("store", "ingest"), ("ingest", "store"))
+        for path in modules_in(layer)
+        for module in imported_modules(path)
+        if layer_of(module) == other
+    ]
     assert offences == []
 
 

@@ -443,6 +443,27 @@ class RagService:
     def persistence(self) -> Persistence | None:
         return self._persistence
 
+    def warm_start(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        format: DocumentFormat = DocumentFormat.AUTO,
+        default_skips: Iterable[str] | None = None,
+    ) -> bool:
+        """Load the stored generation of ``path`` (with these selectors) without reconciling
+        it; True if one was loaded. The first :meth:`index_directory` does this by itself
+        before it reconciles; a caller uses this to answer from the stored generation while
+        the reconciling run is still to come. Only an empty service loads."""
+        config = self._source_config(path, include, exclude, format, default_skips)
+        persistence = self._persistence
+        with self._index_lock:
+            if persistence is None or persistence.attempted_load:
+                return False
+            self._warm_start(persistence, config)
+            return persistence.loaded_generation is not None
+
     def _changed(self) -> None:
         if self._persistence is not None:
             self._persistence.changed()
