@@ -337,7 +337,10 @@ def command_serve(args: argparse.Namespace) -> int:
     server = create_server()
     configure(server, args.log_level)
     if args.tcp is None:
-        server.start_io()
+        try:
+            server.start_io()
+        finally:  # a client gone without shutdown: still save what is unsaved (SPEC §11)
+            server.sessions.stop()
         return 0
     host, _, port = args.tcp.rpartition(":")
     if not port.isdigit() or not 0 < int(port) < 65536:

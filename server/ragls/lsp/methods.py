@@ -45,6 +45,7 @@ from ragls.lsp.results import (
     StatusAnswer,
     WatcherView,
 )
+from ragls.service import wire
 from ragls.service.scheduler import IndexJob
 from ragls.service.workspace import WorkspaceSession
 
@@ -68,6 +69,7 @@ def status_of(session: WorkspaceSession) -> StatusAnswer:
         index_runs=session.indexer.runs,
         changed_path_runs=session.indexer.changed_runs,
         stale=session.stale,
+        last_run=wire.run_json(session.service.last_report),
     )
 
 

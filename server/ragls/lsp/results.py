@@ -90,6 +90,7 @@ class StatusAnswer:
     tracked_in_skipped: dict[str, int]
     hints: list[str]
     cache: dict[str, Any] | None
+    last_run: dict[str, Any] | None
 
     @classmethod
     def of(
@@ -103,6 +104,7 @@ class StatusAnswer:
         index_runs: int,
         changed_path_runs: int,
         stale: bool = False,
+        last_run: dict[str, Any] | None = None,
     ) -> StatusAnswer:
         return cls(
             session=session,
@@ -130,6 +132,7 @@ class StatusAnswer:
             tracked_in_skipped=dict(status.tracked_in_skipped),
             hints=list(status.hints),
             cache=wire.cache_json(status.persistence),
+            last_run=last_run,
         )
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ragls.core.documents import SearchResult
+from ragls.ingest.indexer import IndexReport
 from ragls.service.status import PersistenceStatus
 
 # Chunk metadata written by the chunker, renamed for the wire; line numbers become integers.
@@ -59,4 +60,18 @@ def cache_json(status: PersistenceStatus | None, now: float | None = None) -> di
         "detail": status.detail,
         "loadedGeneration": status.loaded_generation,
         "loadSeconds": None if status.load_seconds is None else round(status.load_seconds, 3),
+    }
+
+
+def run_json(report: IndexReport | None) -> dict[str, Any] | None:
+    """What the last committed run did: a warm start's reconciliation reads only changed files."""
+    if report is None:
+        return None
+    return {
+        "filesRead": report.files_read,
+        "filesChunked": report.files_chunked,
+        "filesRemoved": report.files_removed,
+        "chunksAdded": report.chunks_added,
+        "chunksRemoved": report.chunks_removed,
+        "changedPathsRun": report.changed_paths_run,
     }
