@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from peers import SYSTEMS, export_chunks, floors, make_queries, run_script, run_system
+from restart import ROWS as RESTART_ROWS
+from restart import bench_restart
 
 RAGLS_ONCE = Path(__file__).resolve().parent / "ragls_once.py"
 RANK_BM25_MAX_CHUNKS = 200_000  # minutes per query set beyond this: its O(N) scoring is the point
@@ -62,6 +64,7 @@ def bench_scale(scale: int, repeats: int) -> dict[str, Any]:
         make_queries(chunks, queries)
         floor = floors(root, chunks)
         service_runs = [run_ragls(root, queries) for _ in range(repeats)]
+        restarted = bench_restart(root, repeats, cli_repeats=max(1, min(3, repeats)))
         measured: dict[str, list[dict[str, Any]]] = {system: [] for system in SYSTEMS}
         for _ in range(repeats):
             for system in SYSTEMS:
@@ -109,6 +112,7 @@ def bench_scale(scale: int, repeats: int) -> dict[str, Any]:
         **floor,
         "floor_s": floor_s,
         "service": service,
+        "restart": restarted,
         "systems": systems,
     }
 
@@ -157,6 +161,7 @@ def markdown(result: dict[str, Any]) -> str:
         "|---|---|",
     ]
     lines += [f"| {label} | {render(service)} |" for label, render in SERVICE_ROWS]
+    lines += [f"| {label} | {render(result['restart'])} |" for label, render in RESTART_ROWS]
     hybrid = next(r for r in rows if r["system"] == "ragls-workspace")
     lines += [
         "",

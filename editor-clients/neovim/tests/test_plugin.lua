@@ -86,6 +86,16 @@ check(#harness.notices == 1 and harness.notices[1].message:match('nowhere%.py is
 harness.clear_notices()
 vim.cmd('Ragls status')
 check(#harness.notices == 1 and harness.notices[1].message:match('files, %d+ chunks') ~= nil, ':Ragls status')
+check(harness.notices[1].message:match('\n  index on disk: %l+ %(') ~= nil,
+  ':Ragls status shows the stored index: ' .. harness.notices[1].message)
+local cache_line = require('ragls.commands').cache_text({
+  state = 'reader', bytesOnDisk = 2411724, storedGeneration = 4, ageSeconds = 150,
+  detail = 'process 77 owns it',
+})
+check(cache_line == 'index on disk: reader (generation 4, 2.3 MB, written 3 min ago): process 77 owns it',
+  'cache_text: ' .. cache_line)
+check(require('ragls.commands').cache_text({ state = 'cold', bytesOnDisk = 300, storedGeneration = vim.NIL,
+  ageSeconds = vim.NIL, detail = '' }) == 'index on disk: cold (nothing stored, 300 B)', 'cache_text of nothing stored')
 
 vim.cmd('checkhealth ragls')
 local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')

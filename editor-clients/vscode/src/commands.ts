@@ -1,5 +1,5 @@
 // The commands of the extension, written against VscodeApi and RaglsApi only.
-import type { CancellationTokenLike, PathExplanation, RaglsApi, SearchResult, Status } from './protocol';
+import type { CacheStatus, CancellationTokenLike, PathExplanation, RaglsApi, SearchResult, Status } from './protocol';
 import { errorMessage } from './protocol';
 import type { PickItem, VscodeApi } from './vscodeapi';
 
@@ -19,6 +19,33 @@ export function explanationText(found: PathExplanation): string {
   return `ragls: ${found.path} is not indexed: ${found.reason}${detail}`;
 }
 
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+function ageText(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 129600) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86400)} d`;
+}
+
+/** The stored index in one phrase: "index on disk: saved (generation 4, 2.3 MB, written 41 s ago)". */
+export function cacheText(cache: CacheStatus): string {
+  const stored = cache.storedGeneration === null ? 'nothing stored' : `generation ${cache.storedGeneration}`;
+  const age = cache.ageSeconds === null ? '' : `, written ${ageText(cache.ageSeconds)} ago`;
+  const detail = cache.detail ? `: ${cache.detail}` : '';
+  return `index on disk: ${cache.state} (${stored}, ${sizeText(cache.bytesOnDisk)}${age})${detail}`;
+}
+
 export function statusText(status: Status): string {
   const skipped = Object.entries(status.skipped)
     .map(([reason, count]) => `${reason} ${count}`)
@@ -30,6 +57,7 @@ export function statusText(status: Status): string {
     `skipped: ${skipped || 'nothing'}`,
   ];
   if (status.stale) parts.push('stale: changes pending');
+  if (status.cache) parts.push(cacheText(status.cache));
   if (status.lastError) parts.push(`last error: ${status.lastError}`);
   for (const warning of status.warnings ?? []) parts.push(`warning: ${warning}`);
   for (const hint of status.hints ?? []) parts.push(`note: ${hint}`);

@@ -48,6 +48,21 @@ export interface WatcherStatus {
   detail: string;
 }
 
+/** The session's index on disk (rag/status `cache`; protocol.md §10). */
+export interface CacheStatus {
+  state: 'loaded' | 'cold' | 'unsaved' | 'saved' | 'reader' | 'failed' | string;
+  path: string;
+  bytesOnDisk: number;
+  storedGeneration: number | null;
+  writtenAt: string | null;
+  ageSeconds: number | null;
+  writer: boolean;
+  ownerPid: number | null;
+  detail: string;
+  loadedGeneration: number | null;
+  loadSeconds: number | null;
+}
+
 export interface Status {
   session: string;
   root: string | null;
@@ -72,6 +87,8 @@ export interface Status {
   pipeline: string;
   corpusDocuments: number;
   bm25Documents: number | null;
+  /** Null when the session keeps its index in memory only. */
+  cache?: CacheStatus | null;
 }
 
 export interface PathExplanation {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Commands, resultItem, statusText } from '../src/commands';
+import { cacheText, Commands, resultItem, statusText } from '../src/commands';
 import { RaglsApi, type SearchResult, type Status } from '../src/protocol';
 import { FakeConnection, FakeVscode } from './fakes';
 
@@ -129,6 +129,24 @@ test('explain file asks the daemon about the active file and says why it is not 
   vscode.activeFile = undefined;
   assert.equal(await commands.explainFile(), undefined);
   assert.deepEqual(vscode.errors, ['ragls: open a file (or pick one in the explorer) first']);
+});
+
+test('status text shows the stored index: state, generation, size and age', () => {
+  const status = {
+    fileCount: 1, chunkCount: 1, generation: 5, indexing: false, skipped: {}, watcher: null, lastError: null,
+    warnings: [], stale: true,
+    cache: {
+      state: 'reader', path: '/c/w', bytesOnDisk: 2411724, storedGeneration: 4, writtenAt: null,
+      ageSeconds: 150, writer: false, ownerPid: 77, detail: 'process 77 owns this workspace\'s index',
+      loadedGeneration: 4, loadSeconds: 0.02,
+    },
+  } as unknown as Status;
+  assert.equal(
+    statusText(status),
+    "1 files, 1 chunks, generation 5 · watcher: none · skipped: nothing · stale: changes pending · index on disk: reader (generation 4, 2.3 MB, written 3 min ago): process 77 owns this workspace's index",
+  );
+  const cold = { ...status.cache, state: 'cold', storedGeneration: null, ageSeconds: null, bytesOnDisk: 300, detail: '' };
+  assert.equal(cacheText(cold as never), 'index on disk: cold (nothing stored, 300 B)');
 });
 
 test('status text ends with the coverage warnings', () => {

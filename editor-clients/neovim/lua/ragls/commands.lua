@@ -131,6 +131,9 @@ M.subcommands = {
     if status.stale == true then
       table.insert(lines, '  stale: changes pending')
     end
+    if type(status.cache) == 'table' then
+      table.insert(lines, '  ' .. M.cache_text(status.cache))
+    end
     if status.lastError ~= vim.NIL and status.lastError ~= nil then
       table.insert(lines, '  last error: ' .. status.lastError)
     end
@@ -143,6 +146,37 @@ M.subcommands = {
     vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
   end,
 }
+
+local function size_text(bytes)
+  if bytes < 1024 then
+    return ('%d B'):format(bytes)
+  end
+  local value, units, unit = bytes / 1024, { 'KB', 'MB', 'GB' }, 1
+  while value >= 1024 and unit < #units do
+    value, unit = value / 1024, unit + 1
+  end
+  return ('%.1f %s'):format(value, units[unit])
+end
+
+local function age_text(seconds)
+  if seconds < 90 then
+    return ('%d s'):format(math.floor(seconds + 0.5))
+  elseif seconds < 5400 then
+    return ('%d min'):format(math.floor(seconds / 60 + 0.5))
+  elseif seconds < 129600 then
+    return ('%d h'):format(math.floor(seconds / 3600 + 0.5))
+  end
+  return ('%d d'):format(math.floor(seconds / 86400 + 0.5))
+end
+
+--- The stored index in one phrase (rag/status `cache`; protocol.md §10).
+function M.cache_text(cache)
+  local stored = type(cache.storedGeneration) == 'number' and ('generation ' .. cache.storedGeneration)
+    or 'nothing stored'
+  local age = type(cache.ageSeconds) == 'number' and (', written ' .. age_text(cache.ageSeconds) .. ' ago') or ''
+  local detail = (type(cache.detail) == 'string' and cache.detail ~= '') and (': ' .. cache.detail) or ''
+  return ('index on disk: %s (%s, %s%s)%s'):format(cache.state, stored, size_text(cache.bytesOnDisk or 0), age, detail)
+end
 
 function M.run(opts)
   local name, rest = opts.args:match('^(%S+)%s*(.*)$')
