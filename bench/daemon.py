@@ -11,6 +11,7 @@ nine starts (each answers ``initialize`` and shuts down).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -26,10 +27,13 @@ STDLIB_PACKAGES = ("json", "email", "http", "logging", "importlib", "asyncio", "
 
 class Client:
     def __init__(self) -> None:
+        # The stored index goes to a folder of this run, removed on close, not the user's cache.
+        self.cache = tempfile.mkdtemp(prefix="ragls-bench-cache-")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "ragls", "serve"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            env={**os.environ, "RAGLS_CACHE_DIR": self.cache},
         )
         self.next_id = 0
         self.notifications: list[dict[str, Any]] = []
@@ -82,6 +86,7 @@ class Client:
         self.request("shutdown", None)
         self.send({"jsonrpc": "2.0", "method": "exit"})
         self.process.wait(timeout=30)
+        shutil.rmtree(self.cache, ignore_errors=True)
 
 
 def make_workspace(root: Path) -> None:

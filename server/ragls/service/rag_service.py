@@ -195,7 +195,9 @@ class RagService:
                 errors=tuple(result.errors),
                 tracked_in_skipped=MappingProxyType(dict(self._tracked_in_skipped)),
             )
-            if result.files_read or result.files_removed or result.chunks_added:
+            # Saved when what answers changed; a file re-read with the same content (a touch)
+            # only refreshes its stat record, which is not worth rewriting the whole store.
+            if result.chunks_added or result.chunks_removed or result.files_removed:
                 self._changed()
         return self.get_status()
 
