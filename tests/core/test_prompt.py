@@ -105,3 +105,23 @@ def test_fence_always_parses_with_one_evidence_per_result(
         assert [(e.findtext("key") or "", e.findtext("value") or "") for e in entries] == list(
             metadata.items()
         )
+
+
+def test_a_budget_keeps_whole_evidence_blocks_in_rank_order() -> None:
+    from ragls.core.documents import Document, SearchResult
+    from ragls.core.prompt import render_context_prompt, render_context_prompt_within
+
+    results = [
+        SearchResult(Document(f"d{i}", f"text <{i}> " * (i + 1), {"file": f"f{i}.py"}), 1.0)
+        for i in range(5)
+    ]
+    full = render_context_prompt("q?", results)
+    assert render_context_prompt_within("q?", results, len(full)) == (full, 5)
+    for budget in range(len("q?"), len(full)):
+        prompt, kept = render_context_prompt_within("q?", results, budget)
+        if kept:
+            assert len(prompt) <= budget
+            assert prompt == render_context_prompt("q?", results[:kept])
+            assert len(render_context_prompt("q?", results[: kept + 1])) > budget
+        else:
+            assert prompt == "q?"
