@@ -10,7 +10,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "server" / "ragls"
 # evaluation and lsp both stand on the service layer; "ragls" is the package root, which
 # re-exports every layer (importing it from below is an upward import).
-LAYERS = ["core", "ingest", "store", "service", "evaluation", "lsp", "ragls"]
+LAYERS = ["core", "ingest", "store", "service", "evaluation", "watch", "lsp", "mcp", "ragls"]
 THIRD_PARTY_FORBIDDEN_BELOW_LSP = ("pygls", "lsprotocol", "watchdog")
 
 

@@ -1,4 +1,4 @@
 """The daemon: ``ragls serve``, a pygls server that adapts the service layer to JSON-RPC.
 
-Only this layer imports pygls, lsprotocol and watchdog.
+Only this layer imports pygls and lsprotocol; the watcher it starts is ragls.watch's.
 """
