@@ -28,10 +28,10 @@ from ragls.lsp.errors import translate
 from ragls.lsp.messages import structure
 from ragls.lsp.methods import METHODS, Method
 from ragls.lsp.results import to_json
-from ragls.watch.watcher import WorkspaceWatcher
 from ragls.service.options import WorkspaceOptions
 from ragls.service.status import IndexStatus
 from ragls.service.workspace import Workspace
+from ragls.watch.watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
 
