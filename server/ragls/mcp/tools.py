@@ -23,8 +23,8 @@ Decisions written down here:
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -60,7 +60,6 @@ class _Root:
     session: WorkspaceSession
     progress: IndexProgress | None = None
     started: bool = False
-    jobs: list[IndexJob] = field(default_factory=list)
 
 
 class RaglsTools:
@@ -70,7 +69,6 @@ class RaglsTools:
         if not roots:
             raise InvalidArgumentError("at least one root is needed")
         self.workspace = workspace
-        self._lock = threading.Lock()
         self._roots: dict[Path, _Root] = {}
         for root in roots:
             session = workspace.open_folder(root.as_uri())
@@ -260,8 +258,8 @@ class RaglsTools:
             "warnings": list(status.warnings),
             "hints": list(status.hints),
             "watcher": None if session.watcher is None else session.watcher.state,
-            "cache": wire.cache_json(status.persistence),
-            "last_run": wire.run_json(session.service.last_report),
+            "cache": _snake_keys(wire.cache_json(status.persistence)),
+            "last_run": _snake_keys(wire.run_json(session.service.last_report)),
         }
 
     def list_roots(self) -> dict[str, Any]:
@@ -323,6 +321,13 @@ class RaglsTools:
             "exclude": arguments["exclude"],
             "default_skips": arguments["default_skips"],
         }
+
+
+def _snake_keys(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A wire view with this server's snake_case keys (``bytesOnDisk`` -> ``bytes_on_disk``)."""
+    if view is None:
+        return None
+    return {re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower(): value for key, value in view.items()}
 
 
 def _check_range(name: str, value: int, low: int, high: int) -> None:
