@@ -12,6 +12,9 @@ VSCODE_STAMP := $(VSCODE)/node_modules/.installed-stamp
 
 E2E := $(VSCODE)/e2e
 
+INSPECTOR := tests/mcp_server/inspector
+INSPECTOR_STAMP := $(INSPECTOR)/node_modules/.installed-stamp
+
 .PHONY: demo test test-fast lint pytest vscode-test vsix vscode-e2e bench format settings clean
 
 $(STAMP): pyproject.toml
@@ -37,8 +40,13 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check server tests bench
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(INSPECTOR_STAMP)
 	$(PY) -m pytest -q
+
+## The MCP Inspector (npm), whose CLI mode a test drives against `ragls mcp`.
+$(INSPECTOR_STAMP): $(INSPECTOR)/package-lock.json
+	cd $(INSPECTOR) && npm ci --no-audit --no-fund
+	touch $(INSPECTOR_STAMP)
 
 $(VSCODE_STAMP): $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund

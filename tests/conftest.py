@@ -33,7 +33,9 @@ def clock() -> FakeClock:
 # Tests that start real processes (the daemon, Neovim, the CLI): `make test` runs them,
 # `make test-fast` leaves them out.
 SLOW_FOLDERS = frozenset({"e2e", "clients"})
-SLOW_MODULES = frozenset({"test_cli.py", "test_crash.py", "test_processes.py", "test_stdio.py"})
+SLOW_MODULES = frozenset(
+    {"test_cli.py", "test_crash.py", "test_processes.py", "test_stdio.py", "test_inspector.py"}
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

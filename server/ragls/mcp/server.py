@@ -47,7 +47,7 @@ async def _call(action: Callable[[], dict[str, Any]]) -> dict[str, Any]:
 
 
 def create_mcp_server(tools: RaglsTools, *, allow_writes: bool = False) -> MCPServer:
-    server = MCPServer("ragls", instructions=INSTRUCTIONS, version=_version())
+    server = MCPServer("ragls", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
 
     @server.tool(
         description="Search the workspace's code and docs. Returns ranked hits with path, "

@@ -24,6 +24,7 @@ Decisions written down here:
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -48,6 +49,7 @@ MAX_SPAN_LINES = 2_000
 MAX_SPAN_CHARS = 200_000
 DEFAULT_CONTEXT_CHARS = 24_000
 REINDEX_WAIT_SECONDS = 600.0
+FIRST_ANSWER_WAIT_SECONDS = 20.0
 
 
 class ToolFailure(Exception):
@@ -113,8 +115,18 @@ class RaglsTools:
         raise ToolFailure(f"unknown root {name!r}; this server serves: {known}")
 
     def _answering(self, root: _Root) -> WorkspaceSession:
-        """The session, once it has a generation to answer from."""
+        """The session, once it has a generation to answer from: while the first run is under
+        way (loading the stored generation takes a second or so; a cold index of a small
+        project a few), wait up to FIRST_ANSWER_WAIT_SECONDS for it, then say how far it got."""
         session = root.session
+        deadline = time.monotonic() + FIRST_ANSWER_WAIT_SECONDS
+        while (
+            session.service.generation == 0
+            and root.started
+            and session.indexer.pending
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.05)
         if session.service.generation == 0:
             if not session.service.is_indexing() and session.service.get_status().last_error:
                 error = session.service.get_status().last_error
