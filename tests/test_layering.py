@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "server" / "ragls"
 # evaluation and lsp both stand on the service layer; "ragls" is the package root, which
 # re-exports every layer (importing it from below is an upward import).
 LAYERS = ["core", "ingest", "store", "service", "evaluation", "watch", "lsp", "mcp", "ragls"]
-THIRD_PARTY_FORBIDDEN_BELOW_LSP = ("pygls", "lsprotocol", "watchdog")
+THIRD_PARTY_FORBIDDEN_BELOW_LSP = ("pygls", "lsprotocol", "watchdog", "mcp")
 
 
 def layer_of(module: str) -> str | None:
@@ -87,6 +87,18 @@ def test_the_store_stands_beside_ingest() -> None:
         if layer_of(module) == other
     ]
     assert offences == []
+
+
+def test_the_two_front_ends_stand_side_by_side() -> None:
+    """SPEC §1: the daemon and the MCP server share the layers below, never each other."""
+    offences = [
+        f"{path.relative_to(PACKAGE)} imports {module}"
+        for layer, other in (("lsp", "mcp"), ("mcp", "lsp"))
+        for path in modules_in(layer)
+        for module in imported_modules(path)
+        if layer_of(module) == other
+    ]
+    assert modules_in("mcp") and offences == []
 
 
 def test_the_layering_check_sees_the_package() -> None:
