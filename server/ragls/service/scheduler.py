@@ -103,7 +103,8 @@ class SessionIndexer:
             jobs, self._jobs = self._jobs, []
             for job in jobs:
                 job.cancel.set()
-                job.future.set_exception(RaglsError("the session was closed"))
+                if job.future.set_running_or_notify_cancel():  # not cancelled by its requester
+                    job.future.set_exception(RaglsError("the session was closed"))
             self._condition.notify()
             thread = self._thread
         if thread is not None:
@@ -136,6 +137,8 @@ class SessionIndexer:
                     self._run_rescan()
                 else:
                     self._run_changes(changes)
+            except Exception:  # the session's only index thread must outlive any one run
+                log.exception("session %s: an index run failed unexpectedly", self.name)
             finally:
                 with self._condition:
                     self._busy = False
@@ -151,6 +154,12 @@ class SessionIndexer:
         return self._root is not None and (bool(self._changes) or self._rescan)
 
     def _run_job(self, job: IndexJob) -> None:
+        # A future the requester cancelled ($/cancelRequest) before the run started is dropped;
+        # once running it cannot be cancelled, the requester sets ``job.cancel`` instead and the
+        # run ends with IndexCancelledError (setting a result on a cancelled future would raise
+        # and kill this thread: every later run of the session would hang).
+        if not job.future.set_running_or_notify_cancel():
+            return
         if job.cancel.is_set():
             job.future.set_exception(IndexCancelledError("index run cancelled before it started"))
             return
