@@ -83,6 +83,21 @@ def test_gitignore_negation_cannot_readmit_default_directories(tmp_path: Path) -
         "id_ed25519",
         "id_rsa",
         "ID_RSA",
+        "server.pem",
+        "tls.key",
+        "store.p12",
+        "cert.pfx",
+        "release.jks",
+        "credentials.json",
+        "service-account-prod.json",
+        ".htpasswd",
+        ".dockercfg",
+        "secrets.yml",
+        "secrets.yaml",
+        "prod.tfstate",
+        "terraform.tfvars",
+        ".s3cfg",
+        "kubeconfig",
     ],
 )
 def test_secret_names_are_never_ingested(tmp_path: Path, name: str) -> None:
@@ -92,6 +107,12 @@ def test_secret_names_are_never_ingested(tmp_path: Path, name: str) -> None:
     reasons = skipped(tmp_path)
     assert reasons[name] is SkipReason.SECRET
     assert reasons[f"deep/er/{name}"] is SkipReason.SECRET
+
+
+def test_credentials_known_by_their_folder_are_secret(tmp_path: Path) -> None:
+    make_tree(tmp_path, {".docker/config.json": "{}", "app/config.json": "{}"})
+    assert visible(tmp_path) == ["app/config.json"]
+    assert skipped(tmp_path)[".docker/config.json"] is SkipReason.SECRET
 
 
 def test_envrc_and_public_keys_are_not_secret_names(tmp_path: Path) -> None:

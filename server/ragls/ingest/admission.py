@@ -20,7 +20,7 @@ from ragls.ingest.ignore.defaults import (
     READMITTABLE_DIRS,
     has_always_skipped_component,
     is_ignore_file_name,
-    is_secret_name,
+    is_secret_path,
 )
 from ragls.ingest.ignore.rules import Match
 from ragls.ingest.ignore.stack import IgnoreStack
@@ -87,10 +87,9 @@ class Admission:
     def file_verdict(self, relative: str) -> Skipped | None:
         """Why the regular file at ``relative`` is not a candidate, or None (None also for the
         ignore files, which :meth:`is_ignore_file` tells apart); its parent is admitted."""
-        name = relative.rsplit("/", 1)[-1]
         if has_always_skipped_component(relative):
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
-        if is_secret_name(name):
+        if is_secret_path(relative):
             return Skipped(relative, SkipReason.SECRET)
         decision, origin = self.stack.explain(relative, is_dir=False)
         if decision is Match.IGNORE:
