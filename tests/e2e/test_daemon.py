@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
-from pygls.exceptions import JsonRpcException
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import request
@@ -78,13 +80,36 @@ async def test_clear_then_reindex(client: LanguageClient) -> None:
     assert (await request(client, "rag/search", {"query": "invoice"})).results
 
 
+async def test_a_system_folder_is_refused_as_an_index_path(client: LanguageClient) -> None:
+    await request(client, "rag/createSession", {"session": "snoop"})
+    for path in ("/etc", "/", "/usr/lib"):
+        with pytest.raises(JsonRpcInvalidParams, match="allowedRoots"):
+            await request(client, "rag/index", {"session": "snoop", "path": path})
+    hits = await request(client, "rag/search", {"query": "root passwd", "session": "snoop"})
+    assert hits.results == []
+
+
 async def test_named_sessions(client: LanguageClient, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("the quarterly kangaroo report")
     await request(client, "rag/createSession", {"session": "assistant"})
-    status = await request(client, "rag/index", {"session": "assistant", "path": str(other)})
-    assert status.fileCount == 1
+    with pytest.raises(JsonRpcInvalidParams, match=r"outside the workspace folders.*allowedRoots"):
+        await request(client, "rag/index", {"session": "assistant", "path": str(other)})
+    client.protocol.notify(
+        types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+        types.DidChangeConfigurationParams(settings={"ragls": {"allowedRoots": [str(other)]}}),
+    )
+    status = None
+    for _ in range(100):  # the notification is applied off the event loop: poll, no sleep
+        try:
+            status = await request(
+                client, "rag/index", {"session": "assistant", "path": str(other)}
+            )
+            break
+        except JsonRpcInvalidParams:
+            await asyncio.sleep(0.05)
+    assert status is not None and status.fileCount == 1
     hits = await request(client, "rag/search", {"query": "kangaroo", "session": "assistant"})
     assert hits.results[0].metadata.file == "notes.txt"
     assert (await request(client, "rag/search", {"query": "kangaroo"})).results == []

@@ -103,6 +103,8 @@ async def index(ls: RaglsServer, params: IndexParams) -> StatusAnswer:
         path = str(session.root)
     elif session.folder:
         raise JsonRpcInvalidParams("path cannot be given for a workspace-folder session")
+    else:
+        ls.sessions.check_index_path(path)  # confinement: InvalidParams naming the setting
     if params.if_idle and session.service.is_indexing():
         raise server_error("an index run is in progress for this session", INDEX_IN_PROGRESS)
     job = IndexJob(path=path, force=params.force)

@@ -51,7 +51,9 @@ LIFECYCLE = (
 class RaglsServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(name="ragls", version=__version__)
-        self.sessions = Workspace(WorkspaceOptions(), self._committed, change_feed=WorkspaceWatcher)
+        self.sessions = Workspace(
+            WorkspaceOptions(), self._committed, change_feed=WorkspaceWatcher, confined=True
+        )
         self.loop: asyncio.AbstractEventLoop | None = None
         self.supports_progress = False
         self.supports_watched_files = False

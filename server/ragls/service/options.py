@@ -35,6 +35,7 @@ LIMIT_FIELDS = {s.key: _snake(s.path[1]) for s in SETTINGS if s.path[0] == "limi
 FIELDS = {s.key: _snake(s.key.replace(".", "_")) for s in SETTINGS if s.key not in LIMIT_FIELDS}
 CONVERT: dict[str, Callable[[Any], Any]] = {
     "include": tuple,
+    "allowedRoots": tuple,
     "exclude": tuple,
     "defaultSkips": lambda skips: frozenset(skip.lower() for skip in skips),
     "bm25.ttlSeconds": lambda ttl: None if ttl is None else float(ttl),
@@ -58,6 +59,7 @@ class WorkspaceOptions:
     synonyms: SynonymTable | None = None
     debounce_ms: int = 200
     rescan_interval_seconds: float = 30.0
+    allowed_roots: tuple[str, ...] = ()
     persistence_enabled: bool = True
     persistence_cache_dir: str | None = None
 

@@ -160,6 +160,14 @@ SETTINGS: tuple[Setting, ...] = (
         nullable=True,
     ),
     Setting(
+        "allowedRoots",
+        "strings",
+        [],
+        "Absolute paths of folders the daemon may index beyond its workspace folders "
+        "(`rag/index` of a named session), and which may be indexed although they are the home "
+        "directory, the file-system root or a system directory (refused otherwise).",
+    ),
+    Setting(
         "persistence.enabled",
         "boolean",
         True,

@@ -31,6 +31,7 @@ from ragls.core.bm25 import BM25Stream
 from ragls.errors import InvalidArgumentError
 from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.service.confinement import check_folder, check_index_path
 from ragls.service.debounce import Debouncer
 from ragls.service.options import WorkspaceOptions
 from ragls.service.persistence import Persistence
@@ -114,12 +115,14 @@ class Workspace:
         change_feed: ChangeFeedFactory | None = None,
         service_factory: Callable[[], RagService] | None = None,
         max_sessions: int | None = MAX_SESSIONS,
+        confined: bool = False,
     ) -> None:
         self.options = options if options is not None else WorkspaceOptions()
         self._on_committed = on_committed
         self._change_feed = change_feed
         self._service_factory = service_factory
         self.max_sessions = max_sessions
+        self.confined = confined  # the daemon's: see ragls.service.confinement
         self._lock = threading.Lock()
         self._watch_lock = threading.Lock()
         self._sessions: dict[str, WorkspaceSession] = {}
@@ -172,7 +175,20 @@ class Workspace:
             return session
 
     def open_folder(self, uri: str) -> WorkspaceSession:
-        return self.open_session(uri, uri_to_path(uri), folder=True)
+        root = uri_to_path(uri)
+        if self.confined:
+            check_folder(root, self._allowed())
+        return self.open_session(uri, root, folder=True)
+
+    def _allowed(self) -> list[Path]:
+        return [Path(root) for root in self.options.allowed_roots]
+
+    def check_index_path(self, path: str) -> None:
+        """Refuse (InvalidArgumentError) an index path a confined workspace may not index."""
+        if not self.confined:
+            return
+        folders = [s.root for s in self.sessions() if s.folder and s.root is not None]
+        check_index_path(Path(path), folders, self._allowed())
 
     def close_session(self, session_id: str) -> bool:
         with self._lock:
