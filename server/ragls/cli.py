@@ -331,17 +331,19 @@ def command_files(args: argparse.Namespace) -> int:
 
 
 def command_serve(args: argparse.Namespace) -> int:
+    from ragls.lsp.framing import FRAMING_EXIT_CODE, FramedInput
     from ragls.lsp.logs import configure  # the daemon's imports, only when serving
     from ragls.lsp.server import create_server
 
     server = create_server()
     configure(server, args.log_level)
     if args.tcp is None:
+        framed = FramedInput(sys.stdin.buffer, args.max_frame_mib * 1024 * 1024)
         try:
-            server.start_io()
+            server.start_io(stdin=framed)  # type: ignore[arg-type]
         finally:  # a client gone without shutdown: still save what is unsaved (SPEC §11)
             server.sessions.stop()
-        return 0
+        return 0 if framed.error is None else FRAMING_EXIT_CODE
     host, _, port = args.tcp.rpartition(":")
     if not port.isdigit() or not 0 < int(port) < 65536:
         print(f"ragls: --tcp needs HOST:PORT, got {args.tcp!r}", file=sys.stderr)
@@ -525,6 +527,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--stdio",
         action="store_true",
         help="speak over stdio (the default; accepted for clients that add it)",
+    )
+    serve.add_argument(
+        "--max-frame-mib",
+        type=_positive,
+        default=64,
+        help="refuse larger JSON-RPC frames (and exit 3 so the client restarts the server)",
     )
     serve.add_argument(
         "--log-level",

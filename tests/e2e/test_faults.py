@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+
+import pytest
 
 from tests.e2e.test_transport import RawClient, initialize
 from tests.ingest.trees import make_tree
@@ -31,3 +34,48 @@ def test_cancelling_an_index_run_leaves_the_folder_indexable(tmp_path: Path) -> 
     client.answer_to(22)
     client.send({"jsonrpc": "2.0", "method": "exit"})
     assert client.process.wait(timeout=30) == 0
+
+
+BAD_FRAMES = {
+    "huge length": b"Content-Length: 1000000000000\r\n\r\n",
+    "negative length": b"Content-Length: -5\r\n\r\n{}",
+    "non-numeric length": b"Content-Length: ten\r\n\r\n{}",
+    "missing length": b"Content-Type: application/json\r\n\r\n{}",
+    "LF-only headers": b"Content-Length: 2\n\n{}",
+    "junk bytes": b"\x00\x01\x02garbage without any framing\r\n",
+    "endless header": b"X" * 20_000,
+}
+
+
+@pytest.mark.parametrize("frame", list(BAD_FRAMES.values()), ids=list(BAD_FRAMES))
+def test_unrecoverable_framing_ends_the_process_so_the_client_restarts_it(
+    tmp_path: Path, frame: bytes
+) -> None:
+    root = make_tree(tmp_path / "ws", {"a.py": "def pelican():\n    pass\n"})
+    client = RawClient()
+    try:
+        initialize(client, root)
+        assert client.process.stdin is not None
+        client.process.stdin.write(frame)
+        client.process.stdin.flush()
+        assert client.process.wait(timeout=30) == 3
+    finally:
+        client.process.kill()
+        client.process.wait()
+    assert client.process.stderr is not None
+    errors = client.process.stderr.read()
+    assert b"unrecoverable framing error" in errors and b"MemoryError" not in errors
+
+
+def test_a_frame_over_the_configured_cap_is_refused_without_reading_it(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "ws", {"a.py": "x = 1\n"})
+    client = RawClient("--max-frame-mib", "1")
+    try:
+        initialize(client, root)
+        request = {"jsonrpc": "2.0", "id": 5, "method": "rag/addDocument"}
+        with contextlib.suppress(BrokenPipeError):  # it stops reading after the header
+            client.send(request | {"params": {"content": "y" * (2 * 1024 * 1024)}})
+        assert client.process.wait(timeout=30) == 3
+    finally:
+        client.process.kill()
+        client.process.wait()
