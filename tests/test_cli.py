@@ -253,3 +253,13 @@ def test_cache_list_and_clean(tmp_path: Path) -> None:
     assert json.loads(ragls("cache", "list", "--json", cache=cache).stdout) == []
     missing = ragls("cache", "clean", str(kept), cache=cache)
     assert missing.returncode == 2 and "no cached index" in missing.stderr
+
+
+def test_odd_names_stay_one_line_and_say_why(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"new\nline.py": "x = 1\n", "ok.py": "y = 2\n"})
+    assert ragls("files", str(root)).stdout == "ok.py\n"
+    explained = ragls("explain", str(root), "new\nline.py").stdout
+    assert (
+        explained == '"new\\nline.py": not indexed, unsafe-name: a control character '
+        "(newline, tab, escape) in its name\n"
+    )

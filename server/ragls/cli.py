@@ -305,6 +305,11 @@ def _folder_config(args: argparse.Namespace) -> KnowledgeSourceConfig | None:
     return KnowledgeSourceConfig(root, tuple(args.include or ()), tuple(args.exclude or ()))
 
 
+def _shown(path: str) -> str:
+    """A path as one printable line: quoted like a JSON string if it holds control characters."""
+    return json.dumps(path) if any(ord(c) < 32 or ord(c) == 127 for c in path) else path
+
+
 def command_explain(args: argparse.Namespace) -> int:
     config = _folder_config(args)
     if config is None:
@@ -312,11 +317,12 @@ def command_explain(args: argparse.Namespace) -> int:
     ingestion = FileIngestionService()
     for target in args.targets:
         found = explain_path(ingestion, config, target)
+        shown = _shown(found.path)
         if found.admitted:
-            print(f"{found.path}: would be indexed ({found.format or 'directory'})")
+            print(f"{shown}: would be indexed ({found.format or 'directory'})")
         else:
             detail = f": {found.detail}" if found.detail else ""
-            print(f"{found.path}: not indexed, {found.reason}{detail}")
+            print(f"{shown}: not indexed, {found.reason}{detail}")
     return 0
 
 

@@ -235,3 +235,11 @@ def test_excluded_directories_are_pruned_not_walked(tmp_path: Path) -> None:
     )
     assert [c.path for c in discovery.candidates] == ["keep/a.txt"]
     assert [(s.path, s.reason) for s in discovery.skipped] == [("generated", SkipReason.EXCLUDED)]
+
+
+def test_paths_with_control_characters_are_skipped_with_their_reason(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"new\nline.py": "x = 1\n", "tab\tdir/a.py": "y = 2\n", "ok.py": "z = 3\n"})
+    assert visible(tmp_path) == ["ok.py"]
+    reasons = skipped(tmp_path)
+    assert reasons["new\nline.py"] is SkipReason.UNSAFE_NAME
+    assert reasons["tab\tdir"] is SkipReason.UNSAFE_NAME

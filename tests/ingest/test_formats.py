@@ -125,3 +125,11 @@ def test_a_truncated_pdf_fails_with_a_reason() -> None:
 def test_undecodable_text_fails_with_a_reason() -> None:
     with pytest.raises(ExtractionError, match="not text"):
         extract(Detected(DocumentFormat.TEXT, ""), b"\x01\x02\x03\x04\x05\x06 x")
+
+
+def test_a_text_file_with_a_single_escape_byte_is_text() -> None:
+    from ragls.ingest.formats import decode_text
+
+    assert decode_text(b"\x1b") == "\x1b"
+    assert decode_text(b"red: \x1b[31mred\x1b[0m\n") is not None
+    assert decode_text(bytes(range(1, 9)) * 20) is None  # mostly control characters

@@ -11,6 +11,7 @@ directories whose ignore file was refused.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +45,7 @@ class SkipReason(enum.Enum):
     UNREADABLE = "unreadable"
     EXTRACT_FAILED = "extract-failed"
     UNSUPPORTED = "unsupported-format"
+    UNSAFE_NAME = "unsafe-name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,15 @@ class Skipped:
     path: str
     reason: SkipReason
     detail: str = ""
+
+
+# A newline or escape in a path would split `ragls files` lines, chunk ids and editor lists.
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+UNSAFE_NAME_DETAIL = "a control character (newline, tab, escape) in its name"
+
+
+def has_control_character(name: str) -> bool:
+    return _CONTROL_CHARACTER.search(name) is not None
 
 
 class Admission:
@@ -67,6 +78,8 @@ class Admission:
     def directory_verdict(self, relative: str) -> Skipped | None:
         """Why the directory at ``relative`` is not walked, or None; its parent is admitted."""
         name = relative.rsplit("/", 1)[-1]
+        if has_control_character(name):
+            return Skipped(relative, SkipReason.UNSAFE_NAME, UNSAFE_NAME_DETAIL)
         lowered = name.lower()
         if lowered in ALWAYS_SKIPPED_DIRS:
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
@@ -87,6 +100,8 @@ class Admission:
     def file_verdict(self, relative: str) -> Skipped | None:
         """Why the regular file at ``relative`` is not a candidate, or None (None also for the
         ignore files, which :meth:`is_ignore_file` tells apart); its parent is admitted."""
+        if has_control_character(relative):
+            return Skipped(relative, SkipReason.UNSAFE_NAME, UNSAFE_NAME_DETAIL)
         if has_always_skipped_component(relative):
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
         if is_secret_path(relative):

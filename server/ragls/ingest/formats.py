@@ -49,7 +49,9 @@ class Detected:
 _SHEBANG = re.compile(rb"^#![ \t]*(\S+)(?:[ \t]+(\S+))?")
 _SNIFF_BYTES = 8192
 # Control characters other than tab, newline, form feed and carriage return: many mean binary.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
+# Control characters that mark binary content. ESC is not one: terminal output and scripts
+# that colour it hold ANSI escape sequences, and a text file with a single ESC is text.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
 
 
 def _extension(name: str) -> str:
