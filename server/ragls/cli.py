@@ -111,6 +111,7 @@ def _summary(status: IndexStatus, seconds: float) -> str:
         ("seconds", f"{seconds:.2f}"),
     ]
     rows += [(f"skipped: {reason}", str(count)) for reason, count in status.skipped.items()]
+    rows += [(f"redacted: {rule}", str(count)) for rule, count in status.redacted.items()]
     rows += [("errors", str(len(status.errors)))] if status.errors else []
     rows += [("warning", warning) for warning in status.warnings]
     rows += [("note", hint) for hint in status.hints]

@@ -18,6 +18,7 @@ export const DAEMON_SETTINGS = [
   'bm25.maxDocuments',
   'bm25.ttlSeconds',
   'synonyms',
+  'secretDetection',
   'allowedRoots',
   'persistence.enabled',
   'persistence.cacheDir',

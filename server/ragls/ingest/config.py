@@ -22,6 +22,7 @@ import pathspec
 from ragls.errors import InvalidArgumentError
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.ignore.defaults import READMITTABLE_DIRS
+from ragls.ingest.secret_rules import RULES_VERSION
 
 MAX_GLOBS = 1_024
 
@@ -45,6 +46,9 @@ class KnowledgeSourceConfig:
     exclude: tuple[str, ...] = ()
     format: DocumentFormat = DocumentFormat.AUTO
     default_skips: frozenset[str] = READMITTABLE_DIRS
+    # Mask secrets found inside files before indexing (ragls.ingest.secrets); off only for a
+    # folder known to be clean.
+    detect_secrets: bool = True
     _include_spec: pathspec.GitIgnoreSpec | None = field(default=None, repr=False, compare=False)
     _exclude_spec: pathspec.GitIgnoreSpec | None = field(default=None, repr=False, compare=False)
 
@@ -110,6 +114,7 @@ class KnowledgeSourceConfig:
                 self.format.value,
                 "skips",
                 *sorted(self.default_skips),
+                f"secrets-{RULES_VERSION}" if self.detect_secrets else "secrets-off",
             ]
         )
         return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()

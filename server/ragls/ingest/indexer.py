@@ -18,6 +18,7 @@ the swaps already made are undone, latest first. Guarantees:
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
 from ragls.ingest.parallel import default_workers, process_all
 from ragls.ingest.pipeline import Processed, Status
+from ragls.ingest.secrets import markers_in
 from ragls.ingest.walk import Candidate, walk
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -80,6 +82,7 @@ class FileIndexer:
         self._root: Path | None = None
         self._records: dict[str, FileRecord] = {}
         self._skips: dict[str, Skipped] = {}  # the committed generation's, by path
+        self._redactions: Counter[str] = Counter()  # masked secrets the generation holds
 
     def set_limits(self, limits: Limits) -> None:
         """Admission caps for the next runs; the fingerprints stay (they record the chunk cap,
@@ -103,6 +106,12 @@ class FileIndexer:
         self._root = None
         self._records = {}
         self._skips = {}
+        self._redactions = Counter()
+
+    @property
+    def redactions(self) -> dict[str, int]:
+        """Secrets masked in the current generation's chunks, by rule (ragls.ingest.secrets)."""
+        return dict(sorted(self._redactions.items()))
 
     def indexed_documents(self) -> list[Document]:
         return [document for record in self._records.values() for document in record.documents]
@@ -158,6 +167,7 @@ class FileIndexer:
             restored[path] = FileRecord(digest, size, mtime, ctime, inode, read_ns, chunks, refused)
         kept = {path: Skipped(path, SkipReason(reason), detail) for path, reason, detail in skips}
         self._root, self._records, self._skips = root, restored, kept
+        self._redactions = markers_in(d for record in restored.values() for d in record.documents)
 
     def index(
         self,
@@ -203,11 +213,20 @@ class FileIndexer:
         errors: list[str] = []
         files_read = files_chunked = cut_lines = 0
         total = len(candidates)
+        static = self.ingestion.static_key(config)
+
+        def trusted(prior: FileRecord | None, candidate: Candidate) -> bool:
+            """Unchanged without reading it: same stat, made under this configuration."""
+            return (
+                prior is not None
+                and prior.stat_unchanged(candidate)
+                and prior.fingerprint.endswith(static)
+            )
+
         pending = [
             (candidate, prior.fingerprint if prior is not None else None)
             for candidate in candidates
-            if (prior := previous.get(candidate.path)) is None
-            or not prior.stat_unchanged(candidate)
+            if not trusted(prior := previous.get(candidate.path), candidate)
         ]
         results = process_all(self.ingestion, config, pending, self.workers)
         try:
@@ -217,7 +236,7 @@ class FileIndexer:
                         f"index run cancelled after {position - 1}/{total} files"
                     )
                 prior = previous.get(candidate.path)
-                if prior is not None and prior.stat_unchanged(candidate):
+                if prior is not None and trusted(prior, candidate):
                     record: FileRecord | None = prior
                     if prior.skip is not None:
                         skipped.append(prior.skip)
@@ -261,6 +280,9 @@ class FileIndexer:
             )
         skips.update((item.path, item) for item in skipped)
         self._root, self._records, self._skips = root, staged, skips
+        self._redactions.update(markers_in(added))
+        self._redactions.subtract(markers_in(removed_docs))
+        self._redactions = +self._redactions  # drop rules down to zero
         return IndexReport(
             root=root,
             file_count=sum(1 for record in staged.values() if record.skip is None),

@@ -20,6 +20,7 @@ from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.extract import EXTRACTOR_VERSION, ExtractionError, extract
 from ragls.ingest.formats import Detected, DocumentFormat, detect, is_binary_name
 from ragls.ingest.limits import Limits
+from ragls.ingest.secrets import redact
 from ragls.ingest.walk import Candidate, walk
 
 
@@ -124,8 +125,14 @@ class FileIngestionService:
         described = (
             "unsupported" if detected is None else f"{detected.format.value}:{detected.language}"
         )
+        return described + self.static_key(config)
+
+    def static_key(self, config: KnowledgeSourceConfig) -> str:
+        """The part of every file's pipeline key that does not depend on its content: a record
+        whose fingerprint does not end with it was made under another configuration (selectors,
+        secret detection, versions, the chunk cap) and is re-read even if its stat is unchanged."""
         return (
-            f"{described}|extractor-{EXTRACTOR_VERSION}|{self.chunker.version_key}"
+            f"|extractor-{EXTRACTOR_VERSION}|{self.chunker.version_key}"
             f"|{config.selector_key()}|chunks-{self.limits.max_chunks_per_file}"
         )
 
@@ -140,8 +147,11 @@ class FileIngestionService:
             return FileOutcome(
                 skipped=Skipped(relative, SkipReason.EXTRACT_FAILED, str(error)), keep_previous=True
             )
+        text = extracted.text
+        if config.detect_secrets and extracted.blocks is None:
+            text = redact(text)[0]
         chunked = self.chunker.chunk(
-            extracted.text,
+            text,
             file=relative,
             format=detected.format,
             language=extracted.language or detected.language,
@@ -150,4 +160,12 @@ class FileIngestionService:
         if len(chunked.documents) > self.limits.max_chunks_per_file:
             detail = f"{len(chunked.documents)} chunks, over {self.limits.max_chunks_per_file}"
             return FileOutcome(skipped=Skipped(relative, SkipReason.TOO_MANY_CHUNKS, detail))
-        return FileOutcome(chunked.documents, cut_lines=chunked.cut_lines)
+        documents = chunked.documents
+        if config.detect_secrets:  # again per chunk: chunks made from blocks skip the first pass
+            documents = [_redacted(document) for document in documents]
+        return FileOutcome(documents, cut_lines=chunked.cut_lines)
+
+
+def _redacted(document: Document) -> Document:
+    content, found = redact(document.content)
+    return Document(document.id, content, document.metadata) if found else document

@@ -89,6 +89,7 @@ class StatusAnswer:
     stale: bool
     tracked_in_skipped: dict[str, int]
     hints: list[str]
+    redacted: dict[str, int]
     cache: dict[str, Any] | None
     last_run: dict[str, Any] | None
 
@@ -131,6 +132,7 @@ class StatusAnswer:
             stale=stale,
             tracked_in_skipped=dict(status.tracked_in_skipped),
             hints=list(status.hints),
+            redacted=dict(status.redacted),
             cache=wire.cache_json(status.persistence),
             last_run=last_run,
         )

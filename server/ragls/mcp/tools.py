@@ -265,6 +265,7 @@ class RaglsTools:
             else status.last_index_time.isoformat(timespec="seconds"),
             "pipeline": session.service.pipeline.name,
             "skipped": dict(status.skipped),
+            "redacted": dict(status.redacted),
             "errors": list(status.errors),
             "last_error": status.last_error,
             "warnings": list(status.warnings),

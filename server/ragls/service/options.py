@@ -60,6 +60,7 @@ class WorkspaceOptions:
     debounce_ms: int = 200
     rescan_interval_seconds: float = 30.0
     allowed_roots: tuple[str, ...] = ()
+    secret_detection: bool = True
     persistence_enabled: bool = True
     persistence_cache_dir: str | None = None
 

@@ -135,6 +135,7 @@ class RagService:
         changed_paths: Iterable[str | os.PathLike[str]] | None = None,
         cancelled: Callable[[], bool] | None = None,
         force: bool = False,
+        detect_secrets: bool = True,
     ) -> IndexStatus:
         """Index the directory at ``path`` as one new generation and return the new status.
 
@@ -144,6 +145,8 @@ class RagService:
         :class:`~ragls.errors.RaglsError`) and leaves the previous generation in place.
         """
         config = self._source_config(path, include, exclude, format, default_skips)
+        if not detect_secrets:
+            config = dataclasses.replace(config, detect_secrets=False)
         with self._index_lock:
             persistence = self._persistence
             if persistence is not None and not persistence.attempted_load and not force:
@@ -194,6 +197,7 @@ class RagService:
                 ),
                 errors=tuple(result.errors),
                 tracked_in_skipped=MappingProxyType(dict(self._tracked_in_skipped)),
+                redacted=MappingProxyType(self._indexer.redactions),
             )
             # Saved when what answers changed; a file re-read with the same content (a touch)
             # only refreshes its stat record, which is not worth rewriting the whole store.
@@ -525,7 +529,10 @@ class RagService:
             self._indexer.restore_records(root, state.records, state.skips, documents)
         self._added = {i: documents[i] for i in state.added}
         self._last_config = None if state.source is None else snapshot.source_config(state.source)
-        self._status = snapshot.status_from(state.status, state.generation)
+        self._status = dataclasses.replace(
+            snapshot.status_from(state.status, state.generation),
+            redacted=MappingProxyType(self._indexer.redactions),
+        )
         self._tracked_in_skipped = dict(self._status.tracked_in_skipped)
 
     def _reset_stores(self) -> None:

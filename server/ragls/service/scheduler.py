@@ -30,6 +30,7 @@ class IndexArguments(TypedDict):
     include: tuple[str, ...]
     exclude: tuple[str, ...]
     default_skips: frozenset[str]
+    detect_secrets: bool
 
 
 ConfigSource = Callable[[], IndexArguments]

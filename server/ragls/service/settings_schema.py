@@ -160,6 +160,15 @@ SETTINGS: tuple[Setting, ...] = (
         nullable=True,
     ),
     Setting(
+        "secretDetection",
+        "boolean",
+        True,
+        "Mask secrets found inside files (keys, tokens, private key blocks, random values "
+        "assigned to *_TOKEN / *_SECRET / PASSWORD) before indexing; off only for a folder known "
+        "to be clean. Secret file names are never read either way.",
+        scope="resource",
+    ),
+    Setting(
         "allowedRoots",
         "strings",
         [],

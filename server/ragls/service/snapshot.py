@@ -59,6 +59,7 @@ def source_fields(config: KnowledgeSourceConfig) -> dict[str, Any]:
         "exclude": list(config.exclude),
         "format": config.format.value,
         "default_skips": sorted(config.default_skips),
+        "detect_secrets": config.detect_secrets,
     }
 
 
@@ -69,6 +70,7 @@ def source_config(fields: dict[str, Any]) -> KnowledgeSourceConfig:
         tuple(fields["exclude"]),
         DocumentFormat(fields["format"]),
         frozenset(fields["default_skips"]),
+        detect_secrets=bool(fields.get("detect_secrets", True)),
     )
 
 

@@ -71,6 +71,8 @@ class IndexStatus:
     last_error: str | None = None
     # Default-skipped directories holding files git tracks, with their counts (service.tracked).
     tracked_in_skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    # Secrets masked in the generation's chunks, by rule (ragls.ingest.secrets).
+    redacted: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     # The stored index (SPEC §11); None when the session keeps its index in memory only.
     persistence: PersistenceStatus | None = None
 

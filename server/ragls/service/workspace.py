@@ -155,6 +155,7 @@ class Workspace:
             "include": options.include,
             "exclude": options.exclude,
             "default_skips": options.default_skips,
+            "detect_secrets": options.secret_detection,
         }
 
     def open_session(
