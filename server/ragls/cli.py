@@ -351,12 +351,20 @@ def command_serve(args: argparse.Namespace) -> int:
         finally:  # a client gone without shutdown: still save what is unsaved (SPEC §11)
             server.sessions.stop()
         return 0 if framed.error is None else FRAMING_EXIT_CODE
-    host, _, port = args.tcp.rpartition(":")
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        print(f"ragls: --tcp needs HOST:PORT, got {args.tcp!r}", file=sys.stderr)
-        return 2
-    server.start_tcp(host or "127.0.0.1", int(port))
-    return 0
+    from ragls.lsp.tcp import TOKEN_EXIT_CODE, TokenGate, accept_one, parse_address
+    from ragls.store.paths import default_cache_root
+
+    host, port = parse_address(args.tcp, args.allow_remote)
+    connection, token = accept_one(host, port, default_cache_root())
+    gate = TokenGate(connection.makefile("rb"), token, args.max_frame_mib * 1024 * 1024)
+    try:
+        server.start_io(stdin=gate, stdout=connection.makefile("wb"))  # type: ignore[arg-type]
+    finally:
+        server.sessions.stop()
+        connection.close()
+    if gate.refused is not None:
+        return TOKEN_EXIT_CODE
+    return 0 if gate.error is None else FRAMING_EXIT_CODE
 
 
 def _size(count: int) -> str:
@@ -446,7 +454,11 @@ def command_mcp(args: argparse.Namespace) -> int:
         )
         return 2
     return serve(
-        args.root or [], http=args.http, allow_writes=args.allow_writes, cache=not args.no_cache
+        args.root or [],
+        http=args.http,
+        allow_writes=args.allow_writes,
+        cache=not args.no_cache,
+        allow_remote=args.allow_remote,
     )
 
 
@@ -472,6 +484,9 @@ def _add_mcp(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     mcp.add_argument(
         "--allow-writes", action="store_true", help="enable add_document and remove_document"
+    )
+    mcp.add_argument(
+        "--allow-remote", action="store_true", help="let --http listen on a non-loopback address"
     )
     mcp.add_argument("--no-cache", action="store_true", help="neither load nor store the index")
     mcp.set_defaults(run=command_mcp)
@@ -528,7 +543,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the daemon (JSON-RPC over stdio)")
     serve.add_argument(
-        "--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging; loopback)"
+        "--tcp",
+        metavar="HOST:PORT",
+        help="serve one client over TCP instead of stdio (debugging): loopback unless "
+        "--allow-remote; the client must send the token printed at start in "
+        "initializationOptions.token",
+    )
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="let --tcp listen on a non-loopback address"
     )
     serve.add_argument(
         "--stdio",

@@ -60,7 +60,7 @@ def test_http_needs_the_printed_token(tmp_path: Path) -> None:
             line = process.stderr.readline()
             assert line, "the server stopped before printing its token"
             if line.startswith("ragls mcp: token "):
-                token = line.split()[-1]
+                token = line.split()[3]
         url = f"http://127.0.0.1:{port}/mcp"
         deadline = time.monotonic() + 30
         while True:
@@ -75,6 +75,19 @@ def test_http_needs_the_printed_token(tmp_path: Path) -> None:
         status, text = post(url, HEADERS | {"Authorization": f"Bearer {token}"})
         assert status == 200, text
         assert "ragls" in text
+        token_file = tmp_path / "cache" / "mcp-token"
+        assert token_file.read_text().strip() == token
+        assert token_file.stat().st_mode & 0o777 == 0o600
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_non_loopback_host_needs_allow_remote(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ragls", "mcp", "--root", str(tmp_path), "--http", "0.0.0.0:8766"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--allow-remote" in done.stderr

@@ -1,9 +1,10 @@
 """Running ``ragls mcp``: the roots' sessions, their watchers, and a transport (SPEC §12).
 
 stdio is the default (stdout carries the protocol only; logs go to stderr). ``--http
-HOST:PORT`` serves Streamable HTTP at ``/mcp`` instead: on 127.0.0.1 unless another host is
-named explicitly, and every request must carry ``Authorization: Bearer TOKEN`` with the token
-generated at start and printed to stderr (a request without it gets 401). Sessions are the
+HOST:PORT`` serves Streamable HTTP at ``/mcp`` instead: on a loopback address unless
+``--allow-remote`` is given, and every request must carry ``Authorization: Bearer TOKEN`` with
+the token generated at start, printed to stderr and written to ``<cache root>/mcp-token`` (mode
+0600); a request without it gets 401. Sessions are the
 workspace layer's folder sessions, so the index starts from the stored generation (SPEC §11)
 and a workspace whose index a daemon already writes is read, not indexed a second time.
 """
@@ -23,21 +24,29 @@ from ragls.errors import InvalidArgumentError
 from ragls.mcp.roots import chosen_roots
 from ragls.mcp.server import create_mcp_server
 from ragls.mcp.tools import RaglsTools
+from ragls.service.access import is_loopback, write_token
 from ragls.service.options import WorkspaceOptions
 from ragls.service.workspace import Workspace
+from ragls.store.paths import default_cache_root
 from ragls.watch.watcher import WorkspaceWatcher
 
+MCP_TOKEN_FILE = "mcp-token"
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def parse_http(text: str) -> tuple[str, int]:
+def parse_http(text: str, allow_remote: bool = False) -> tuple[str, int]:
     host, _, port = text.rpartition(":")
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise InvalidArgumentError(f"--http needs HOST:PORT or PORT, got {text!r}")
-    return host or "127.0.0.1", int(port)
+    host = host.strip("[]") or "127.0.0.1"
+    if not is_loopback(host) and not allow_remote:
+        raise InvalidArgumentError(
+            f"--http {text}: {host} is not a loopback address; pass --allow-remote to listen on it"
+        )
+    return host, int(port)
 
 
 def build_tools(roots: list[str], *, cache: bool, watch: bool = True) -> RaglsTools:
@@ -46,8 +55,15 @@ def build_tools(roots: list[str], *, cache: bool, watch: bool = True) -> RaglsTo
     return RaglsTools(workspace, chosen_roots(roots, Path.cwd()))
 
 
-def serve(roots: list[str], *, http: str | None, allow_writes: bool, cache: bool) -> int:
-    address = parse_http(http) if http is not None else None
+def serve(
+    roots: list[str],
+    *,
+    http: str | None,
+    allow_writes: bool,
+    cache: bool,
+    allow_remote: bool = False,
+) -> int:
+    address = parse_http(http, allow_remote) if http is not None else None
     tools = build_tools(roots, cache=cache)
     server = create_mcp_server(tools, allow_writes=allow_writes)
     tools.start()
@@ -91,6 +107,7 @@ def _serve_http(app: ASGIApp, host: str, port: int) -> None:
     import uvicorn
 
     token = secrets.token_urlsafe(32)
+    where = write_token(default_cache_root(), token, MCP_TOKEN_FILE)
     print(f"ragls mcp: http://{host}:{port}/mcp", file=sys.stderr)
-    print(f"ragls mcp: token {token}", file=sys.stderr, flush=True)
+    print(f"ragls mcp: token {token} (also in {where})", file=sys.stderr, flush=True)
     uvicorn.run(BearerToken(app, token), host=host, port=port, log_level="warning")

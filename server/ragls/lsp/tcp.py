@@ -1,0 +1,95 @@
+"""``ragls serve --tcp``: a debugging transport that is safe to leave running (docs/security.md).
+
+* It listens on a loopback address unless ``--allow-remote`` is given (a non-loopback host
+  without it is refused before anything listens).
+* A random token is generated at start, printed to stderr and written to a file readable by the
+  user only (``<cache root>/serve-token``); the first message of the connection must be
+  ``initialize`` with ``initializationOptions.token`` equal to it, or the connection is closed
+  and the process exits (status 4). The token is removed from the options before they are read.
+* One client: the listening socket is closed once a client is accepted (a second connection is
+  refused), and the process ends when that client leaves, as with stdio.
+
+The connection is served exactly as stdio is, framing checks included (:mod:`ragls.lsp.framing`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import secrets
+import socket
+import sys
+from pathlib import Path
+from typing import BinaryIO
+
+from ragls.errors import InvalidArgumentError
+from ragls.lsp.framing import FramedInput
+from ragls.service.access import is_loopback, write_token
+
+log = logging.getLogger(__name__)
+
+TOKEN_EXIT_CODE = 4
+TOKEN_FILE = "serve-token"
+
+
+def parse_address(text: str, allow_remote: bool) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or not 0 <= int(port) < 65536:
+        raise InvalidArgumentError(f"--tcp needs HOST:PORT, got {text!r}")
+    host = host.strip("[]") or "127.0.0.1"
+    if not is_loopback(host) and not allow_remote:
+        raise InvalidArgumentError(
+            f"--tcp {text}: {host} is not a loopback address; pass --allow-remote to listen on it"
+        )
+    return host, int(port)
+
+
+class TokenGate(FramedInput):
+    """Framed input whose first message must be ``initialize`` carrying the token."""
+
+    def __init__(self, raw: BinaryIO, token: str, max_frame_bytes: int) -> None:
+        super().__init__(raw, max_frame_bytes)
+        self._token = token
+        self.authenticated = False
+        self.refused: str | None = None
+
+    def read(self, size: int = -1) -> bytes:
+        body = super().read(size)
+        if self.authenticated or not body:
+            return body
+        try:
+            message = json.loads(body)
+            options = message["params"]["initializationOptions"]
+            given = options.pop("token")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            message, given = None, None
+        if (
+            not isinstance(message, dict)
+            or message.get("method") != "initialize"
+            or not isinstance(given, str)
+            or not hmac.compare_digest(given.encode(), self._token.encode())
+        ):
+            self.refused = "the first message was not initialize with the right token"
+            log.error("tcp: %s; closing the connection", self.refused)
+            self.error = self.refused
+            return b""
+        self.authenticated = True
+        return json.dumps(message).encode()
+
+
+def accept_one(host: str, port: int, token_folder: Path) -> tuple[socket.socket, str]:
+    """Listen, announce the address and the token, accept one client, stop listening."""
+    token = secrets.token_urlsafe(32)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(1)
+        bound = listener.getsockname()[1]
+        where = write_token(token_folder, token, TOKEN_FILE)
+        print(f"ragls serve: listening on {host}:{bound}", file=sys.stderr)
+        print(f"ragls serve: token {token} (also in {where})", file=sys.stderr, flush=True)
+        connection, peer = listener.accept()
+    log.info("tcp: client %s connected; no other connection is accepted", peer)
+    return connection, token
