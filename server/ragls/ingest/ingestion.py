@@ -161,7 +161,7 @@ class FileIngestionService:
             detail = f"{len(chunked.documents)} chunks, over {self.limits.max_chunks_per_file}"
             return FileOutcome(skipped=Skipped(relative, SkipReason.TOO_MANY_CHUNKS, detail))
         documents = chunked.documents
-        if config.detect_secrets:  # again per chunk: chunks made from blocks skip the first pass
+        if config.detect_secrets and extracted.blocks is not None:  # chunks made from blocks
             documents = [_redacted(document) for document in documents]
         return FileOutcome(documents, cut_lines=chunked.cut_lines)
 

@@ -15,13 +15,16 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from ragls.core.documents import Document
 from ragls.ingest.secret_rules import (
+    ASSIGNED_NAME,
     ENTROPY_CHECKED,
     MIN_ENTROPY_BITS,
     PLACEHOLDER_WORDS,
     RULES,
+    SECRET_NAME_ENDING,
 )
 
 MARKER_PREFIX = "\u2039redacted:"  # single guillemets: a marker no code writes
@@ -49,20 +52,29 @@ def looks_random(value: str) -> bool:
     return has_digit and has_alpha and entropy_bits(value) >= MIN_ENTROPY_BITS
 
 
+def _assigned_to_a_secret_name(match: Any) -> bool:
+    text: str = match.string
+    start: int = match.start()
+    named = ASSIGNED_NAME.search(text, max(0, start - 80), start)
+    return named is not None and SECRET_NAME_ENDING.search(named.group(1)) is not None
+
+
 def redact(text: str) -> tuple[str, Counter[str]]:
     """``text`` with every detected secret masked, and how many of each rule were masked."""
     found: Counter[str] = Counter()
     if not text:
         return text, found
-    for name, pattern, group in RULES:
-        if name not in ENTROPY_CHECKED and not _may_match(name, text):
+    for name, pattern, group, hints in RULES:
+        if not any(hint in text for hint in hints):
             continue
 
         def replace(match: object, name: str = name, group: int = group) -> str:
             matched = match  # a re.Match
             whole: str = matched.group(0)  # type: ignore[attr-defined]
             value: str = matched.group(group)  # type: ignore[attr-defined]
-            if name in ENTROPY_CHECKED and not looks_random(value):
+            if name in ENTROPY_CHECKED and not (
+                looks_random(value) and _assigned_to_a_secret_name(matched)
+            ):
                 return whole
             found[name] += 1
             masked = marker(name) + "\n" * value.count("\n")
@@ -71,24 +83,6 @@ def redact(text: str) -> tuple[str, Counter[str]]:
 
         text = pattern.sub(replace, text)
     return text, found
-
-
-# Cheap literal pre-checks: most files hold none of these, and skip the regex entirely.
-_HINTS = {
-    "private-key": "PRIVATE KEY",
-    "aws-access-key": "A",
-    "aws-secret-key": "ecret",
-    "github-token": "_",
-    "slack-token": "xox",
-    "stripe-key": "_live_",
-    "google-api-key": "AIza",
-    "jwt": "eyJ",
-}
-
-
-def _may_match(name: str, text: str) -> bool:
-    hint = _HINTS.get(name)
-    return hint is None or hint in text
 
 
 def markers_in(documents: Iterable[Document]) -> Counter[str]:
