@@ -79,3 +79,33 @@ def test_a_frame_over_the_configured_cap_is_refused_without_reading_it(tmp_path:
     finally:
         client.process.kill()
         client.process.wait()
+
+
+def test_requests_pygls_would_leave_unanswered_get_an_error(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "ws", {"a.py": "def pelican():\n    pass\n"})
+    client = RawClient()
+    try:
+        client.send({"jsonrpc": "2.0", "id": 1, "method": "rag/status", "params": {}})
+        assert client.answer_to(1)["error"]["code"] == -32002  # before initialize
+        initialize(client, root)
+        client.send_bytes(b"{not json")
+        client.send_bytes(b"[1, 2]")
+        client.send({"jsonrpc": "2.0", "id": {"a": 1}, "method": "rag/status", "params": {}})
+        client.send({"jsonrpc": "2.0", "id": True, "method": "rag/status", "params": {}})
+        errors = [client.receive() for _ in range(4)]
+        codes = sorted(answer["error"]["code"] for answer in errors)
+        assert codes == [-32700, -32600, -32600, -32600]
+        assert all(answer["id"] is None for answer in errors)
+        client.send({"jsonrpc": "2.0", "id": 2, "method": 7, "params": {}})
+        assert client.answer_to(2)["error"]["code"] == -32600
+        client.send({"jsonrpc": "2.0", "id": 3, "method": "rag/status"})  # no params at all
+        assert "result" in client.answer_to(3)
+        client.send({"jsonrpc": "2.0", "id": "s", "method": "shutdown"})
+        assert client.answer_to("s")["result"] is None
+        client.send({"jsonrpc": "2.0", "id": 4, "method": "rag/search", "params": {"query": "x"}})
+        assert "shutting down" in client.answer_to(4)["error"]["message"]
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.process.wait(timeout=30) == 0
+    finally:
+        client.process.kill()
+        client.process.wait()

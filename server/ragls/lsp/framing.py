@@ -17,6 +17,7 @@ stream is still in step.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import BinaryIO
 
 log = logging.getLogger(__name__)
@@ -29,8 +30,16 @@ FRAMING_EXIT_CODE = 3
 class FramedInput:
     """What pygls reads stdin through (``readline`` and ``read``)."""
 
-    def __init__(self, raw: BinaryIO, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
+    def __init__(
+        self,
+        raw: BinaryIO,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        inspect: Callable[[bytes], bytes] | None = None,
+    ) -> None:
+        """``inspect`` sees every body and returns what pygls reads instead
+        (:class:`ragls.lsp.guard.ProtocolGuard`)."""
         self._raw = raw
+        self._inspect = inspect
         self.max_frame_bytes = max_frame_bytes
         self.error: str | None = None
         self._length: int | None = None
@@ -85,4 +94,4 @@ class FramedInput:
         data = self._raw.read(size)
         if len(data) < size:
             return self._fail(f"the input ended {size - len(data)} bytes before the frame's end")
-        return data
+        return data if self._inspect is None else self._inspect(data)

@@ -25,6 +25,7 @@ from ragls import __version__
 from ragls.errors import RaglsError
 from ragls.lsp import lifecycle
 from ragls.lsp.errors import translate
+from ragls.lsp.guard import IGNORED_METHOD
 from ragls.lsp.messages import structure
 from ragls.lsp.methods import METHODS, Method
 from ragls.lsp.results import to_json
@@ -46,6 +47,11 @@ LIFECYCLE = (
     (types.WORKSPACE_DID_CHANGE_WATCHED_FILES, lifecycle.watched_files_changed),
     (types.SHUTDOWN, lifecycle.shutdown),
 )
+
+
+def handled_requests() -> frozenset[str]:
+    """The request methods this server answers (what ragls.lsp.guard lets through)."""
+    return frozenset({types.INITIALIZE, types.SHUTDOWN, *(method.name for method in METHODS)})
 
 
 class RaglsServer(LanguageServer):
@@ -110,8 +116,14 @@ def adapter(method: Method) -> Any:
     return call_async
 
 
+def _ignore(ls: RaglsServer, params: Any) -> None:
+    return None
+
+
 def create_server() -> RaglsServer:
     server = RaglsServer()
+    # What ragls.lsp.guard puts in place of a message it answered itself: nothing to do.
+    server.feature(IGNORED_METHOD)(_ignore)
     for name, handler in LIFECYCLE:
         server.feature(name)(handler)
     for method in METHODS:

@@ -20,6 +20,7 @@ import logging
 import secrets
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -48,9 +49,16 @@ def parse_address(text: str, allow_remote: bool) -> tuple[str, int]:
 class TokenGate(FramedInput):
     """Framed input whose first message must be ``initialize`` carrying the token."""
 
-    def __init__(self, raw: BinaryIO, token: str, max_frame_bytes: int) -> None:
-        super().__init__(raw, max_frame_bytes)
+    def __init__(
+        self,
+        raw: BinaryIO,
+        token: str,
+        max_frame_bytes: int,
+        inspect: Callable[[bytes], bytes] | None = None,
+    ) -> None:
+        super().__init__(raw, max_frame_bytes, inspect)
         self._token = token
+        self._after_token = inspect
         self.authenticated = False
         self.refused: str | None = None
 
@@ -75,7 +83,8 @@ class TokenGate(FramedInput):
             self.error = self.refused
             return b""
         self.authenticated = True
-        return json.dumps(message).encode()
+        body = json.dumps(message).encode()
+        return body if self._after_token is None else self._after_token(body)
 
 
 def accept_one(host: str, port: int, token_folder: Path) -> tuple[socket.socket, str]:

@@ -1,0 +1,103 @@
+"""Requests pygls would leave unanswered, answered before it sees them (SPEC §9: every request
+gets exactly one answer; docs/security.md).
+
+:class:`ProtocolGuard` looks at each well-framed message (:mod:`ragls.lsp.framing` hands it every
+body) and answers these itself, with a JSON-RPC error, replacing the message by a notification
+nothing handles:
+
+* a body that is not JSON (-32700 ParseError, id null) or not an object (-32600, id null);
+* a request whose id is not a string or an integer (-32600, id null);
+* a request whose method is not a string (-32600), or names a method the server does not
+  handle (-32601 MethodNotFound: pygls drops a standard LSP request it cannot structure, such as
+  ``workspace/symbol`` with ``params: {}``, without answering);
+* any request before ``initialize`` (-32002 ServerNotInitialized: LSP's rule; before this, such
+  requests silently went to a ``default`` session);
+* any request after ``shutdown`` (-32600 InvalidRequest: only ``exit`` may follow).
+
+A request without ``params`` (valid JSON-RPC: ``shutdown``, ``rag/status``) is passed on with
+``params: null``, which pygls needs to build the request (without it the request was dropped).
+
+Answers are written to the server's output in one call each, which the buffered stream
+serialises with pygls's own writes, so frames never interleave.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any, BinaryIO
+
+log = logging.getLogger(__name__)
+
+IGNORED_METHOD = "$/ragls/ignored"
+IGNORED = json.dumps({"jsonrpc": "2.0", "method": IGNORED_METHOD, "params": None}).encode()
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+SERVER_NOT_INITIALIZED = -32002
+
+
+class ProtocolGuard:
+    def __init__(self, output: BinaryIO, handled: frozenset[str] | None = None) -> None:
+        """``handled``: the request methods the server has handlers for (None: any)."""
+        self._output = output
+        self._handled = handled
+        self._lock = threading.Lock()
+        self.initialized = False
+        self.shut_down = False
+        self.answered = 0  # errors this guard answered itself
+
+    def _answer(self, request_id: Any, code: int, message: str) -> bytes:
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+        ).encode()
+        frame = b"Content-Length: %d\r\n\r\n" % len(body) + body
+        with self._lock:
+            try:
+                self._output.write(frame)
+                self._output.flush()
+            except (OSError, ValueError):  # the client is gone: nothing to answer
+                pass
+        self.answered += 1
+        return IGNORED
+
+    def __call__(self, body: bytes) -> bytes:
+        try:
+            message = json.loads(body)
+        except ValueError as error:
+            return self._answer(None, PARSE_ERROR, f"the message is not JSON: {error}")
+        if not isinstance(message, dict):
+            return self._answer(None, INVALID_REQUEST, "a message must be a JSON object")
+        if "id" not in message:
+            return body  # a notification (or a response): pygls's to handle
+        request_id = message["id"]
+        if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+            return self._answer(
+                None,
+                INVALID_REQUEST,
+                f"a request id must be a string or an integer, got {request_id!r}",
+            )
+        method = message.get("method")
+        if "method" not in message:
+            return body  # a response to one of the server's requests
+        if not isinstance(method, str):
+            return self._answer(request_id, INVALID_REQUEST, "method must be a string")
+        if self._handled is not None and method not in self._handled:
+            return self._answer(request_id, METHOD_NOT_FOUND, f"{method}: no such method")
+        if self.shut_down:
+            return self._answer(
+                request_id, INVALID_REQUEST, f"{method}: the server is shutting down; send exit"
+            )
+        if method == "initialize":
+            self.initialized = True
+        elif not self.initialized:
+            return self._answer(
+                request_id, SERVER_NOT_INITIALIZED, f"{method}: send initialize first"
+            )
+        elif method == "shutdown":
+            self.shut_down = True
+        if "params" not in message:  # valid JSON-RPC, but pygls cannot build a request without
+            message["params"] = None
+            return json.dumps(message).encode()
+        return body
