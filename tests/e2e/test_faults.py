@@ -109,3 +109,55 @@ def test_requests_pygls_would_leave_unanswered_get_an_error(tmp_path: Path) -> N
     finally:
         client.process.kill()
         client.process.wait()
+
+
+def test_a_daemon_killed_while_indexing_restarts_cleanly(tmp_path: Path) -> None:
+    import random
+    import signal
+    import time
+
+    from ragls.service.pipelines import WORKSPACE
+    from ragls.service.rag_service import RagService
+
+    files = {f"pkg/m{i}.py": f"def helper_{i}(v):\n    return v * {i}\n" for i in range(600)}
+    root = make_tree(tmp_path / "ws", files)
+    rng = random.Random(7)
+    for _ in range(4):
+        victim = RawClient()
+        folders = [{"uri": root.as_uri(), "name": "w"}]
+        victim.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"capabilities": {}, "workspaceFolders": folders},
+            }
+        )
+        victim.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        time.sleep(rng.uniform(0.3, 2.5))  # somewhere in start-up, indexing or saving
+        victim.process.send_signal(signal.SIGKILL)
+        victim.process.wait()
+        (root / "pkg" / f"m{rng.randrange(600)}.py").write_text("def walrus():\n    pass\n")
+    client = RawClient()
+    initialize(client, root)
+    client.send({"jsonrpc": "2.0", "id": 2, "method": "rag/status", "params": {}})
+    status = client.answer_to(2)["result"]
+    fresh = RagService(pipeline=WORKSPACE)
+    expected = fresh.index_directory(root)
+    assert (status["fileCount"], status["chunkCount"]) == (
+        expected.file_count,
+        expected.chunk_count,
+    )
+    for request_id, query in enumerate(["walrus", "helper 17", "return v"], start=3):
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "rag/search",
+                "params": {"query": query, "topK": 20},
+            }
+        )
+        got = [r["id"] for r in client.answer_to(request_id)["result"]["results"]]
+        assert got == [r.id for r in fresh.search(query, 20)]
+    client.process.kill()
+    client.process.wait()
