@@ -161,3 +161,36 @@ def test_a_daemon_killed_while_indexing_restarts_cleanly(tmp_path: Path) -> None
         assert got == [r.id for r in fresh.search(query, 20)]
     client.process.kill()
     client.process.wait()
+
+
+def test_searches_during_a_reindex_never_mix_generations(tmp_path: Path) -> None:
+    files = {f"pkg/m{i}.py": f"def alpha_{i}():\n    return 'marker_one'\n" for i in range(400)}
+    root = make_tree(tmp_path / "ws", files)
+    client = RawClient()
+    try:
+        initialize(client, root)
+        for name in files:
+            (root / name).write_text(files[name].replace("marker_one", "marker_two"))
+        client.send({"jsonrpc": "2.0", "id": 1000, "method": "rag/index", "params": {}})
+        for request_id in range(1, 61):
+            client.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "rag/search",
+                    "params": {"query": "alpha marker", "topK": 30},
+                }
+            )
+        answers: dict[int, dict[str, object]] = {}
+        while len(answers) < 61:  # answers come in any order
+            message = client.receive()
+            if "method" not in message:
+                answers[message["id"]] = message
+        for request_id in range(1, 61):
+            results = answers[request_id]["result"]["results"]  # type: ignore[index]
+            markers = {("two" if "marker_two" in r["content"] else "one") for r in results}
+            assert len(results) == 30 and len(markers) == 1, markers  # one generation each
+        assert answers[1000]["result"]["fileCount"] == 400  # type: ignore[index]
+    finally:
+        client.process.kill()
+        client.process.wait()
