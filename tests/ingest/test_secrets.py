@@ -87,3 +87,14 @@ def test_detection_can_be_turned_off_for_a_clean_folder(tmp_path: Path) -> None:
     status = service.index_directory(root, detect_secrets=False)  # re-chunked: a new key
     assert dict(status.redacted) == {}
     assert AWS_KEY in service.search("KEY", 1)[0].content
+
+
+def test_configured_secret_names_add_to_the_built_in_ones(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {"vault.secret": "x", "config/prod/db.yml": "y", "config/dev/db.yml": "z", ".env": "w"},
+    )
+    service = RagService(pipeline=WORKSPACE)
+    status = service.index_directory(root, secret_names=["*.SECRET", "config/prod/*.yml"])
+    assert service.indexed_files() == ["config/dev/db.yml"]
+    assert status.skipped["secret"] == 3  # the two configured, and .env whatever the setting

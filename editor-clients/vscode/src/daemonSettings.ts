@@ -19,6 +19,7 @@ export const DAEMON_SETTINGS = [
   'bm25.ttlSeconds',
   'synonyms',
   'secretDetection',
+  'secretNames',
   'allowedRoots',
   'persistence.enabled',
   'persistence.cacheDir',

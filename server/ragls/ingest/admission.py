@@ -104,7 +104,7 @@ class Admission:
             return Skipped(relative, SkipReason.UNSAFE_NAME, UNSAFE_NAME_DETAIL)
         if has_always_skipped_component(relative):
             return Skipped(relative, SkipReason.DEFAULT_SKIP)
-        if is_secret_path(relative):
+        if is_secret_path(relative) or self.config.names_secret(relative):
             return Skipped(relative, SkipReason.SECRET)
         decision, origin = self.stack.explain(relative, is_dir=False)
         if decision is Match.IGNORE:

@@ -11,6 +11,7 @@ the secret names cannot be re-admitted by anything.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 from collections.abc import Iterable
@@ -49,6 +50,9 @@ class KnowledgeSourceConfig:
     # Mask secrets found inside files before indexing (ragls.ingest.secrets); off only for a
     # folder known to be clean.
     detect_secrets: bool = True
+    # More secret file names (fnmatch patterns over the lower-cased name, or over the path when
+    # they hold a "/"): added to the built-in ones, which nothing removes.
+    secret_names: tuple[str, ...] = ()
     _include_spec: pathspec.GitIgnoreSpec | None = field(default=None, repr=False, compare=False)
     _exclude_spec: pathspec.GitIgnoreSpec | None = field(default=None, repr=False, compare=False)
 
@@ -93,6 +97,15 @@ class KnowledgeSourceConfig:
         walk prunes it (everything below would be excluded anyway, as in git)."""
         return self._exclude_spec is not None and self._exclude_spec.match_file(f"{relative}/")
 
+    def names_secret(self, relative: str) -> bool:
+        """Whether a configured secret-name pattern matches the file at ``relative``."""
+        lowered = relative.lower()
+        name = lowered.rsplit("/", 1)[-1]
+        return any(
+            fnmatch.fnmatchcase(lowered if "/" in pattern else name, pattern.lower())
+            for pattern in self.secret_names
+        )
+
     def readmits(self, directory_name: str) -> bool:
         """Whether a re-admittable default directory of this name is walked."""
         lowered = directory_name.lower()
@@ -115,6 +128,8 @@ class KnowledgeSourceConfig:
                 "skips",
                 *sorted(self.default_skips),
                 f"secrets-{RULES_VERSION}" if self.detect_secrets else "secrets-off",
+                "secret-names",
+                *self.secret_names,
             ]
         )
         return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()

@@ -333,6 +333,7 @@ class RaglsTools:
             "include": arguments["include"],
             "exclude": arguments["exclude"],
             "default_skips": arguments["default_skips"],
+            "secret_names": arguments["secret_names"],
         }
 
 

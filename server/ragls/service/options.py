@@ -36,6 +36,7 @@ FIELDS = {s.key: _snake(s.key.replace(".", "_")) for s in SETTINGS if s.key not 
 CONVERT: dict[str, Callable[[Any], Any]] = {
     "include": tuple,
     "allowedRoots": tuple,
+    "secretNames": tuple,
     "exclude": tuple,
     "defaultSkips": lambda skips: frozenset(skip.lower() for skip in skips),
     "bm25.ttlSeconds": lambda ttl: None if ttl is None else float(ttl),
@@ -61,6 +62,7 @@ class WorkspaceOptions:
     rescan_interval_seconds: float = 30.0
     allowed_roots: tuple[str, ...] = ()
     secret_detection: bool = True
+    secret_names: tuple[str, ...] = ()
     persistence_enabled: bool = True
     persistence_cache_dir: str | None = None
 

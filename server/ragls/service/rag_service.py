@@ -136,6 +136,7 @@ class RagService:
         cancelled: Callable[[], bool] | None = None,
         force: bool = False,
         detect_secrets: bool = True,
+        secret_names: Sequence[str] = (),
     ) -> IndexStatus:
         """Index the directory at ``path`` as one new generation and return the new status.
 
@@ -145,8 +146,10 @@ class RagService:
         :class:`~ragls.errors.RaglsError`) and leaves the previous generation in place.
         """
         config = self._source_config(path, include, exclude, format, default_skips)
-        if not detect_secrets:
-            config = dataclasses.replace(config, detect_secrets=False)
+        if not detect_secrets or secret_names:
+            config = dataclasses.replace(
+                config, detect_secrets=detect_secrets, secret_names=tuple(secret_names)
+            )
         with self._index_lock:
             persistence = self._persistence
             if persistence is not None and not persistence.attempted_load and not force:

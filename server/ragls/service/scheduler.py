@@ -31,6 +31,7 @@ class IndexArguments(TypedDict):
     exclude: tuple[str, ...]
     default_skips: frozenset[str]
     detect_secrets: bool
+    secret_names: tuple[str, ...]
 
 
 ConfigSource = Callable[[], IndexArguments]

@@ -169,6 +169,14 @@ SETTINGS: tuple[Setting, ...] = (
         scope="resource",
     ),
     Setting(
+        "secretNames",
+        "strings",
+        [],
+        "More file names never read, as globs over the name (`*.secret`) or, with a `/`, over "
+        "the path (`config/prod/*.yml`); added to the built-in secret names, which stay.",
+        scope="resource",
+    ),
+    Setting(
         "allowedRoots",
         "strings",
         [],

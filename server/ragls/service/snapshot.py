@@ -60,6 +60,7 @@ def source_fields(config: KnowledgeSourceConfig) -> dict[str, Any]:
         "format": config.format.value,
         "default_skips": sorted(config.default_skips),
         "detect_secrets": config.detect_secrets,
+        "secret_names": list(config.secret_names),
     }
 
 
@@ -71,6 +72,7 @@ def source_config(fields: dict[str, Any]) -> KnowledgeSourceConfig:
         DocumentFormat(fields["format"]),
         frozenset(fields["default_skips"]),
         detect_secrets=bool(fields.get("detect_secrets", True)),
+        secret_names=tuple(fields.get("secret_names", ())),
     )
 
 

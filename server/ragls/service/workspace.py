@@ -156,6 +156,7 @@ class Workspace:
             "exclude": options.exclude,
             "default_skips": options.default_skips,
             "detect_secrets": options.secret_detection,
+            "secret_names": options.secret_names,
         }
 
     def open_session(
@@ -266,7 +267,11 @@ class Workspace:
     def _admission(self, root: Path) -> Admission:
         options = self.options
         config = KnowledgeSourceConfig(
-            root.resolve(), options.include, options.exclude, default_skips=options.default_skips
+            root.resolve(),
+            options.include,
+            options.exclude,
+            default_skips=options.default_skips,
+            secret_names=options.secret_names,
         )
         return Admission(config, options.limits)
 
