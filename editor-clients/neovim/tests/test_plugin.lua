@@ -101,6 +101,20 @@ vim.cmd('checkhealth ragls')
 local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
 check(report:match('OK') ~= nil and report:match('ERROR') == nil, ':checkhealth ragls reports OK')
 
+harness.clear_notices()
+local crashed = ragls.client()
+crashed.rpc.terminate() -- the daemon dies (SIGTERM), as a crash or a framing exit would end it
+check(vim.wait(30000, function()
+  local now = ragls.client()
+  return now ~= nil and now.id ~= crashed.id and now.initialized
+end, 50), 'a daemon that exits on its own is started again')
+check(#harness.notices > 0 and harness.notices[1].message:match('the daemon exited .*restarting it') ~= nil,
+  'and the user is told: ' .. (harness.notices[1] and harness.notices[1].message or 'nothing'))
+check(vim.wait(30000, function()
+  local results = ragls.search_sync('verify the password')
+  return results ~= nil and #results > 0
+end, 100), 'the restarted daemon answers')
+
 local client = ragls.client()
 client:stop()
 check(vim.wait(10000, function() return client:is_stopped() end, 20), 'the daemon stops cleanly')

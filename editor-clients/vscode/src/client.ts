@@ -110,6 +110,8 @@ export class RaglsClient implements vscode.Disposable {
       return { action: CloseAction.DoNotRestart, message: `ragls: the daemon stopped ${maxRestarts + 1} times in three minutes; not restarting it (see the ragls output).` };
     }
     this.restarts.push(now);
+    this.show('$(sync~spin) ragls', 'restarting the daemon');
+    void vscode.window.showWarningMessage('ragls: the daemon stopped unexpectedly; restarting it (see the ragls output).');
     return { action: CloseAction.Restart };
   }
 

@@ -78,6 +78,46 @@ local function folder(root)
   return { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) }
 end
 
+-- A daemon that exits on its own (a crash, or status 3 after unrecoverable framing) is started
+-- again with the same folders, and the user is told; at most RESTARTS times in RESTART_WINDOW_S
+-- seconds, then it stays down with a message saying so. A stop asked for (client:stop(),
+-- :LspStop, quitting Neovim) exits with status 0 and is not restarted.
+local RESTARTS, RESTART_WINDOW_S = 3, 180
+local restarts = {}
+local started_id = nil -- the client this plugin started last
+
+local function restart_after_exit(code, signal, client_id)
+  if (code == 0 and signal == 0) or started_id ~= client_id then
+    return
+  end
+  local now = vim.uv.now() / 1000
+  while #restarts > 0 and now - restarts[1] > RESTART_WINDOW_S do
+    table.remove(restarts, 1)
+  end
+  state.client_id = nil
+  local folders = vim.tbl_keys(state.folders)
+  table.sort(folders)
+  state.folders = {}
+  if #restarts >= RESTARTS or #folders == 0 then
+    notify_error(('the daemon exited (code %d, signal %d) %d times in %d s; not restarting it'
+      .. ' (:lua require("ragls").attach(vim.fn.getcwd()) starts it again)'):format(
+      code, signal, #restarts + 1, RESTART_WINDOW_S))
+    return
+  end
+  table.insert(restarts, now)
+  vim.notify(('ragls: the daemon exited (code %d, signal %d); restarting it'):format(code, signal),
+    vim.log.levels.WARN)
+  for _, uri in ipairs(folders) do
+    M.attach(vim.uri_to_fname(uri), nil)
+  end
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    local root = vim.api.nvim_buf_is_loaded(bufnr) and root_for(bufnr) or nil
+    if root ~= nil and state.client_id ~= nil then
+      vim.lsp.buf_attach_client(bufnr, state.client_id)
+    end
+  end
+end
+
 --- Start the daemon for ``root`` or add ``root`` to the running one as a workspace folder.
 ---@param root string
 ---@param bufnr integer|nil
@@ -92,12 +132,16 @@ function M.attach(root, bufnr)
       workspace_folders = { wf },
       init_options = config.options.init_options,
       handlers = { ['rag/indexUpdated'] = M.on_index_updated },
+      on_exit = function(code, signal, client_id)
+        vim.schedule(function() restart_after_exit(code, signal, client_id) end)
+      end,
     }, { bufnr = bufnr, reuse_client = function() return false end, attach = bufnr ~= nil })
     if id == nil then
       notify_error('could not start ' .. table.concat(config.options.cmd, ' '))
       return
     end
     state.client_id = id
+    started_id = id
     state.folders = { [wf.uri] = true }
     return
   end
