@@ -11,8 +11,8 @@ import {
 } from 'vscode-languageclient/node';
 import { RaglsApi, type Connection } from './protocol';
 import { daemonCommand, readSettings, type Settings } from './settings';
+import { RestartPolicy } from './restarts';
 
-const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 export function settingsNow(): Settings {
   const configuration = vscode.workspace.getConfiguration('ragls');
@@ -38,7 +38,7 @@ export class RaglsClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private api: RaglsApi | undefined;
   private readonly status: vscode.StatusBarItem;
-  private readonly restarts: number[] = [];
+  private readonly restarts = new RestartPolicy();
   private readonly listeners: vscode.Disposable[] = [];
 
   constructor(private readonly output: vscode.LogOutputChannel) {
@@ -103,15 +103,13 @@ export class RaglsClient implements vscode.Disposable {
   }
 
   private onClosed(maxRestarts: number): { action: CloseAction; message?: string } {
-    const now = Date.now();
-    while (this.restarts.length > 0 && now - this.restarts[0] > RESTART_WINDOW_MS) this.restarts.shift();
-    if (this.restarts.length >= maxRestarts) {
+    const decision = this.restarts.closed(maxRestarts);
+    if (!decision.restart) {
       this.show('$(error) ragls', 'the daemon keeps stopping');
-      return { action: CloseAction.DoNotRestart, message: `ragls: the daemon stopped ${maxRestarts + 1} times in three minutes; not restarting it (see the ragls output).` };
+      return { action: CloseAction.DoNotRestart, message: decision.message };
     }
-    this.restarts.push(now);
     this.show('$(sync~spin) ragls', 'restarting the daemon');
-    void vscode.window.showWarningMessage('ragls: the daemon stopped unexpectedly; restarting it (see the ragls output).');
+    void vscode.window.showWarningMessage(decision.message);
     return { action: CloseAction.Restart };
   }
 
@@ -122,7 +120,7 @@ export class RaglsClient implements vscode.Disposable {
 
   async restart(): Promise<void> {
     await this.stop();
-    this.restarts.length = 0;
+    this.restarts.reset();
     await this.start();
   }
 
