@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -263,3 +264,23 @@ def test_odd_names_stay_one_line_and_say_why(tmp_path: Path) -> None:
         explained == '"new\\nline.py": not indexed, unsafe-name: a control character '
         "(newline, tab, escape) in its name\n"
     )
+
+
+def test_secrets_never_reach_the_output(tmp_path: Path) -> None:
+    key = "AKIA" + "Q3EGRZ7XJ2NDB5LW"
+    root = make_tree(
+        tmp_path,
+        {
+            "deploy.py": f'AWS_ACCESS_KEY_ID = "{key}"\nREGION = "eu-west-1"\n',
+            "server.pem": "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----\n",
+            "credentials.json": '{"token": "abc"}',
+        },
+    )
+    for command in ("search", "context"):
+        result = ragls(command, str(root), "aws access key region private key token")
+        assert result.returncode == 0, result.stderr
+        assert key not in result.stdout and "MIIEvQ" not in result.stdout
+        assert "abc" not in result.stdout
+    assert "redacted:aws-access-key" in ragls("context", str(root), "aws access key").stdout
+    summary = ragls("index", str(root)).stderr
+    assert re.search(r"^redacted: aws-access-key +1$", summary, re.MULTILINE), summary
