@@ -24,9 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from ragls.errors import InvalidArgumentError
 from ragls.lsp.framing import FramedInput
-from ragls.service.access import is_loopback, write_token
+from ragls.service.access import listen_address, write_token
 
 log = logging.getLogger(__name__)
 
@@ -35,15 +34,7 @@ TOKEN_FILE = "serve-token"
 
 
 def parse_address(text: str, allow_remote: bool) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    if not port.isdigit() or not 0 <= int(port) < 65536:
-        raise InvalidArgumentError(f"--tcp needs HOST:PORT, got {text!r}")
-    host = host.strip("[]") or "127.0.0.1"
-    if not is_loopback(host) and not allow_remote:
-        raise InvalidArgumentError(
-            f"--tcp {text}: {host} is not a loopback address; pass --allow-remote to listen on it"
-        )
-    return host, int(port)
+    return listen_address(text, "--tcp", allow_remote)
 
 
 class TokenGate(FramedInput):

@@ -20,11 +20,10 @@ from typing import Any
 
 import anyio
 
-from ragls.errors import InvalidArgumentError
 from ragls.mcp.roots import chosen_roots
 from ragls.mcp.server import create_mcp_server
 from ragls.mcp.tools import RaglsTools
-from ragls.service.access import is_loopback, write_token
+from ragls.service.access import listen_address, write_token
 from ragls.service.options import WorkspaceOptions
 from ragls.service.workspace import Workspace
 from ragls.store.paths import default_cache_root
@@ -38,15 +37,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def parse_http(text: str, allow_remote: bool = False) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise InvalidArgumentError(f"--http needs HOST:PORT or PORT, got {text!r}")
-    host = host.strip("[]") or "127.0.0.1"
-    if not is_loopback(host) and not allow_remote:
-        raise InvalidArgumentError(
-            f"--http {text}: {host} is not a loopback address; pass --allow-remote to listen on it"
-        )
-    return host, int(port)
+    return listen_address(text, "--http", allow_remote)
 
 
 def build_tools(roots: list[str], *, cache: bool, watch: bool = True) -> RaglsTools:

@@ -8,6 +8,8 @@ import ipaddress
 import os
 from pathlib import Path
 
+from ragls.errors import InvalidArgumentError
+
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":
@@ -16,6 +18,21 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def listen_address(text: str, option: str, allow_remote: bool) -> tuple[str, int]:
+    """(host, port) of ``option``'s ``HOST:PORT`` (or ``PORT``; port 0 picks a free one):
+    InvalidArgumentError for a malformed one, or a non-loopback host without ``allow_remote``."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or not 0 <= int(port) < 65536:
+        raise InvalidArgumentError(f"{option} needs HOST:PORT or PORT, got {text!r}")
+    host = host.strip("[]") or "127.0.0.1"
+    if not is_loopback(host) and not allow_remote:
+        raise InvalidArgumentError(
+            f"{option} {text}: {host} is not a loopback address; "
+            "pass --allow-remote to listen on it"
+        )
+    return host, int(port)
 
 
 def write_token(folder: Path, token: str, name: str) -> Path:
