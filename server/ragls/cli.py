@@ -353,26 +353,22 @@ def command_serve(args: argparse.Namespace) -> int:
         finally:  # a client gone without shutdown: still save what is unsaved (SPEC §11)
             server.sessions.stop()
         return 0 if framed.error is None else FRAMING_EXIT_CODE
-    from ragls.lsp.tcp import TOKEN_EXIT_CODE, TokenGate, accept_one, parse_address
+    from ragls.lsp.tcp import TOKEN_EXIT_CODE, TokenCheck, accept_one, parse_address
     from ragls.store.paths import default_cache_root
 
     host, port = parse_address(args.tcp, args.allow_remote)
     connection, token = accept_one(host, port, default_cache_root())
     output = connection.makefile("wb")
-    gate = TokenGate(
-        connection.makefile("rb"),
-        token,
-        args.max_frame_mib * 1024 * 1024,
-        ProtocolGuard(output, handled_requests()),
-    )
+    check = TokenCheck(token, ProtocolGuard(output, handled_requests()))
+    framed = FramedInput(connection.makefile("rb"), args.max_frame_mib * 1024 * 1024, check)
     try:
-        server.start_io(stdin=gate, stdout=output)  # type: ignore[arg-type]
+        server.start_io(stdin=framed, stdout=output)  # type: ignore[arg-type]
     finally:
         server.sessions.stop()
         connection.close()
-    if gate.refused is not None:
+    if check.refused is not None:
         return TOKEN_EXIT_CODE
-    return 0 if gate.error is None else FRAMING_EXIT_CODE
+    return 0 if framed.error is None else FRAMING_EXIT_CODE
 
 
 def _size(count: int) -> str:

@@ -27,6 +27,10 @@ DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 FRAMING_EXIT_CODE = 3
 
 
+class EndInput(Exception):
+    """Raised by an ``inspect`` callable to end the input (it logs its own reason)."""
+
+
 class FramedInput:
     """What pygls reads stdin through (``readline`` and ``read``)."""
 
@@ -37,7 +41,8 @@ class FramedInput:
         inspect: Callable[[bytes], bytes] | None = None,
     ) -> None:
         """``inspect`` sees every body and returns what pygls reads instead
-        (:class:`ragls.lsp.guard.ProtocolGuard`)."""
+        (:class:`ragls.lsp.guard.ProtocolGuard`, :class:`ragls.lsp.tcp.TokenCheck`), or raises
+        :class:`EndInput` to end the input."""
         self._raw = raw
         self._inspect = inspect
         self.max_frame_bytes = max_frame_bytes
@@ -94,4 +99,10 @@ class FramedInput:
         data = self._raw.read(size)
         if len(data) < size:
             return self._fail(f"the input ended {size - len(data)} bytes before the frame's end")
-        return data if self._inspect is None else self._inspect(data)
+        if self._inspect is None:
+            return data
+        try:
+            return self._inspect(data)
+        except EndInput as end:
+            self.error = str(end)
+            return b""

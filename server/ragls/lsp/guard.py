@@ -69,8 +69,8 @@ class ProtocolGuard:
             return self._answer(None, PARSE_ERROR, f"the message is not JSON: {error}")
         if not isinstance(message, dict):
             return self._answer(None, INVALID_REQUEST, "a message must be a JSON object")
-        if "id" not in message:
-            return body  # a notification (or a response): pygls's to handle
+        if "id" not in message or "method" not in message:
+            return body  # a notification, or a response to one of the server's requests
         request_id = message["id"]
         if isinstance(request_id, bool) or not isinstance(request_id, int | str):
             return self._answer(
@@ -78,9 +78,7 @@ class ProtocolGuard:
                 INVALID_REQUEST,
                 f"a request id must be a string or an integer, got {request_id!r}",
             )
-        method = message.get("method")
-        if "method" not in message:
-            return body  # a response to one of the server's requests
+        method = message["method"]
         if not isinstance(method, str):
             return self._answer(request_id, INVALID_REQUEST, "method must be a string")
         if self._handled is not None and method not in self._handled:

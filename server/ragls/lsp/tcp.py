@@ -22,9 +22,8 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
-from ragls.lsp.framing import FramedInput
+from ragls.lsp.framing import EndInput
 from ragls.service.access import listen_address, write_token
 
 log = logging.getLogger(__name__)
@@ -37,26 +36,23 @@ def parse_address(text: str, allow_remote: bool) -> tuple[str, int]:
     return listen_address(text, "--tcp", allow_remote)
 
 
-class TokenGate(FramedInput):
-    """Framed input whose first message must be ``initialize`` carrying the token."""
+class TokenCheck:
+    """What the connection's framed input inspects first: the first message must be
+    ``initialize`` carrying the token (checked before anything else sees it, so an
+    unauthenticated client gets no answer at all); later ones go to ``then``."""
 
-    def __init__(
-        self,
-        raw: BinaryIO,
-        token: str,
-        max_frame_bytes: int,
-        inspect: Callable[[bytes], bytes] | None = None,
-    ) -> None:
-        super().__init__(raw, max_frame_bytes, inspect)
+    def __init__(self, token: str, then: Callable[[bytes], bytes] | None = None) -> None:
         self._token = token
-        self._after_token = inspect
+        self._then = then
         self.authenticated = False
         self.refused: str | None = None
 
-    def read(self, size: int = -1) -> bytes:
-        body = super().read(size)
-        if self.authenticated or not body:
-            return body
+    def __call__(self, body: bytes) -> bytes:
+        if not self.authenticated:
+            body = self._authenticate(body)
+        return body if self._then is None else self._then(body)
+
+    def _authenticate(self, body: bytes) -> bytes:
         try:
             message = json.loads(body)
             options = message["params"]["initializationOptions"]
@@ -71,11 +67,9 @@ class TokenGate(FramedInput):
         ):
             self.refused = "the first message was not initialize with the right token"
             log.error("tcp: %s; closing the connection", self.refused)
-            self.error = self.refused
-            return b""
+            raise EndInput(self.refused)
         self.authenticated = True
-        body = json.dumps(message).encode()
-        return body if self._after_token is None else self._after_token(body)
+        return json.dumps(message).encode()
 
 
 def accept_one(host: str, port: int, token_folder: Path) -> tuple[socket.socket, str]:
