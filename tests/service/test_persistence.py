@@ -200,3 +200,14 @@ def test_changes_are_saved_once_they_are_quiet(tmp_path: Path) -> None:
     again = service(root, cache)
     again.index_directory(root)
     assert len(again.list_documents()) == 5
+
+
+def test_warm_start_takes_the_selectors_the_generation_was_built_with(tmp_path: Path) -> None:
+    root, cache = tree(tmp_path / "tree"), tmp_path / "cache"
+    first = service(root, cache)
+    first.index_directory(root, detect_secrets=False, secret_names=["*.md"])
+    first.persistence.close()  # type: ignore[union-attr]
+    same = service(root, cache)
+    assert same.warm_start(root, detect_secrets=False, secret_names=["*.md"])
+    same.persistence.close()  # type: ignore[union-attr]
+    assert not service(root, cache).warm_start(root)  # other selectors: another configuration

@@ -145,11 +145,9 @@ class RagService:
         Runs of one session take turns. A refused, cancelled or failed run raises (an
         :class:`~ragls.errors.RaglsError`) and leaves the previous generation in place.
         """
-        config = self._source_config(path, include, exclude, format, default_skips)
-        if not detect_secrets or secret_names:
-            config = dataclasses.replace(
-                config, detect_secrets=detect_secrets, secret_names=tuple(secret_names)
-            )
+        config = self._source_config(
+            path, include, exclude, format, default_skips, detect_secrets, secret_names
+        )
         with self._index_lock:
             persistence = self._persistence
             if persistence is not None and not persistence.attempted_load and not force:
@@ -256,6 +254,8 @@ class RagService:
         exclude: Sequence[str],
         format: DocumentFormat,
         default_skips: Iterable[str] | None,
+        detect_secrets: bool = True,
+        secret_names: Sequence[str] = (),
     ) -> KnowledgeSourceConfig:
         if not isinstance(path, str | os.PathLike):
             raise InvalidArgumentError(f"path must be a path string, got {type(path).__name__}")
@@ -264,7 +264,14 @@ class RagService:
             raise InvalidArgumentError(f"path {str(root)!r} does not exist")
         if not root.is_dir():
             raise InvalidArgumentError(f"path {str(root)!r} is not a directory")
-        config = KnowledgeSourceConfig(root.resolve(), tuple(include), tuple(exclude), format)
+        config = KnowledgeSourceConfig(
+            root.resolve(),
+            tuple(include),
+            tuple(exclude),
+            format,
+            detect_secrets=detect_secrets,
+            secret_names=tuple(secret_names),
+        )
         if default_skips is not None:
             config = dataclasses.replace(config, default_skips=frozenset(default_skips))
         return config
@@ -460,12 +467,17 @@ class RagService:
         exclude: Sequence[str] = (),
         format: DocumentFormat = DocumentFormat.AUTO,
         default_skips: Iterable[str] | None = None,
+        detect_secrets: bool = True,
+        secret_names: Sequence[str] = (),
     ) -> bool:
-        """Load the stored generation of ``path`` (with these selectors) without reconciling
-        it; True if one was loaded. The first :meth:`index_directory` does this by itself
-        before it reconciles; a caller uses this to answer from the stored generation while
-        the reconciling run is still to come. Only an empty service loads."""
-        config = self._source_config(path, include, exclude, format, default_skips)
+        """Load the stored generation of ``path`` (with the selectors of
+        :meth:`index_directory`, which its configuration fingerprint includes) without
+        reconciling it; True if one was loaded. The first :meth:`index_directory` does this by
+        itself before it reconciles; a caller uses this to answer from the stored generation
+        while the reconciling run is still to come. Only an empty service loads."""
+        config = self._source_config(
+            path, include, exclude, format, default_skips, detect_secrets, secret_names
+        )
         persistence = self._persistence
         with self._index_lock:
             if persistence is None or persistence.attempted_load:
