@@ -96,15 +96,7 @@ class EmbeddedStore:
     # -- reading -------------------------------------------------------------------------------
 
     def _pointer(self) -> tuple[str, str] | None:
-        try:
-            text = (self.folder / POINTER).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        pointer = json.loads(text)
-        name, manifest = pointer["generation"], pointer["manifest"]
-        if not isinstance(name, str) or "/" in name or not name.startswith("g"):
-            raise CorruptFile(f"the pointer names {name!r}")
-        return name, manifest
+        return read_pointer(self.folder)
 
     def load(self, config_key: str) -> LoadResult:
         for _ in range(LOAD_ATTEMPTS):
@@ -236,14 +228,7 @@ class EmbeddedStore:
     # -- status --------------------------------------------------------------------------------
 
     def info(self) -> StoreInfo:
-        generation = written = None
-        try:
-            pointer = self._pointer()
-            if pointer is not None:
-                generation = int(pointer[0][1:].split("-")[0])
-                written = (self.folder / POINTER).stat().st_mtime
-        except (OSError, ValueError, KeyError, CorruptFile):
-            pass
+        generation, written = published(self.folder)
         return StoreInfo(
             location=str(self.folder),
             bytes_on_disk=folder_size(self.folder),
@@ -252,6 +237,32 @@ class EmbeddedStore:
             writer=self._lock.held,
             owner_pid=self._lock.owner_pid(),
         )
+
+
+def read_pointer(folder: Path) -> tuple[str, str] | None:
+    """(generation folder name, manifest SHA-256) that ``CURRENT`` names; None if there is no
+    pointer, CorruptFile (or ValueError, KeyError, TypeError) if it is not one."""
+    try:
+        text = (folder / POINTER).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    pointer = json.loads(text)
+    name, manifest = pointer["generation"], pointer["manifest"]
+    if not isinstance(name, str) or "/" in name or not name.startswith("g"):
+        raise CorruptFile(f"the pointer names {name!r}")
+    return name, manifest
+
+
+def published(folder: Path) -> tuple[int | None, float | None]:
+    """(generation number, time written) of what ``folder`` publishes; Nones if nothing
+    readable is published (what status and ``ragls cache list`` show)."""
+    try:
+        pointer = read_pointer(folder)
+        if pointer is None:
+            return None, None
+        return int(pointer[0][1:].split("-")[0]), (folder / POINTER).stat().st_mtime
+    except (OSError, ValueError, KeyError, TypeError, CorruptFile):
+        return None, None
 
 
 def folder_size(folder: Path) -> int:

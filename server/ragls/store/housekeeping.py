@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragls.store.embedded import LOCK, POINTER, folder_size
+from ragls.store.embedded import LOCK, folder_size, published
 from ragls.store.locking import WriterLock
 from ragls.store.paths import WORKSPACE_FILE
 
@@ -42,13 +42,7 @@ def cached_workspaces(cache_root: Path) -> list[CachedWorkspace]:
             root = str(described["root"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
-        generation = written = None
-        try:
-            pointer = json.loads((folder / POINTER).read_text(encoding="utf-8"))
-            generation = int(str(pointer["generation"])[1:].split("-")[0])
-            written = (folder / POINTER).stat().st_mtime
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+        generation, written = published(folder)
         found.append(
             CachedWorkspace(
                 folder=folder,
