@@ -78,13 +78,8 @@ class Persistence:
         except StoreError as error:
             self._set("failed", str(error))
             return False
-        self._set("reader", self._owner_text())
+        self._set("reader", _owner_text(self.store.info().owner_pid))
         return False
-
-    def _owner_text(self) -> str:
-        owner = self.store.info().owner_pid
-        who = f"process {owner}" if owner else "another process"
-        return f"{who} owns this workspace's index; this one keeps its changes in memory"
 
     def load(self, config_key: str) -> LoadResult:
         """The stored generation for ``config_key`` (the reason is logged when there is none)."""
@@ -223,7 +218,7 @@ class Persistence:
         info = self.store.info()
         state, detail = self.state, self.detail
         if state == "reader" or (not info.writer and info.owner_pid is not None):
-            state, detail = "reader", self._owner_text()
+            state, detail = "reader", _owner_text(info.owner_pid)
         return PersistenceStatus(
             state=state,
             location=info.location,
@@ -236,3 +231,8 @@ class Persistence:
             loaded_generation=self.loaded_generation,
             load_seconds=self.load_seconds,
         )
+
+
+def _owner_text(owner: int | None) -> str:
+    who = f"process {owner}" if owner else "another process"
+    return f"{who} owns this workspace's index; this one keeps its changes in memory"
