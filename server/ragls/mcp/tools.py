@@ -33,7 +33,6 @@ import pathspec
 
 from ragls.core.prompt import render_context_prompt_within
 from ragls.errors import InvalidArgumentError, RaglsError
-from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.explain import explain_path
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.service import wire
@@ -216,7 +215,7 @@ class RaglsTools:
                 raise ToolFailure(
                     f"{path}: refused, {part.relative_to(chosen.path)} is a symbolic link"
                 )
-        config = KnowledgeSourceConfig(chosen.path, **self._selectors())
+        config = self.workspace.source_config(chosen.path)
         found = explain_path(self._ingestion, config, relative)
         if not found.admitted or absolute.is_dir():
             reason = "a directory" if found.admitted else found.reason
@@ -324,17 +323,6 @@ class RaglsTools:
         chosen = self._root(root)
         removed = chosen.session.service.remove_document(document_id)
         return {"root": str(chosen.path), "id": document_id, "removed": removed}
-
-    # -- helpers -------------------------------------------------------------------------------
-
-    def _selectors(self) -> dict[str, Any]:
-        arguments = self.workspace.index_arguments()
-        return {
-            "include": arguments["include"],
-            "exclude": arguments["exclude"],
-            "default_skips": arguments["default_skips"],
-            "secret_names": arguments["secret_names"],
-        }
 
 
 def _snake_keys(view: dict[str, Any] | None) -> dict[str, Any] | None:

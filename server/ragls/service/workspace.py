@@ -264,16 +264,21 @@ class Workspace:
         )
         session.watcher.start()
 
-    def _admission(self, root: Path) -> Admission:
-        options = self.options
-        config = KnowledgeSourceConfig(
+    def source_config(self, root: Path) -> KnowledgeSourceConfig:
+        """The source a run of ``root`` reads, with the current options' selectors (what the
+        watcher admits and what ``ragls mcp``'s ``read_span`` checks paths against)."""
+        arguments = self.index_arguments()
+        return KnowledgeSourceConfig(
             root.resolve(),
-            options.include,
-            options.exclude,
-            default_skips=options.default_skips,
-            secret_names=options.secret_names,
+            arguments["include"],
+            arguments["exclude"],
+            default_skips=arguments["default_skips"],
+            detect_secrets=arguments["detect_secrets"],
+            secret_names=arguments["secret_names"],
         )
-        return Admission(config, options.limits)
+
+    def _admission(self, root: Path) -> Admission:
+        return Admission(self.source_config(root), self.options.limits)
 
     def _stop_watching(self, session: WorkspaceSession) -> None:
         with self._watch_lock:
