@@ -73,10 +73,6 @@ class IndexState:
             **{name: arrays[name] for name in ARRAY_FIELDS},
         )
 
-    @property
-    def nbytes(self) -> int:
-        return sum(getattr(self, name).nbytes for name in ARRAY_FIELDS)
-
 
 @dataclass(frozen=True, slots=True)
 class StreamState:

@@ -11,7 +11,6 @@ for a run) runs in a worker thread, off the server's event loop.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -20,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from ragls.mcp.tools import MAX_SPAN_LINES, MAX_TOP_K, RaglsTools, ToolFailure
+from ragls.mcp.tools import MAX_TOP_K, RaglsTools, ToolFailure
 
 INSTRUCTIONS = (
     "ragls indexes the workspace roots listed by list_roots (source split into symbols, "
@@ -159,10 +158,4 @@ def _version() -> str:
         return "0"
 
 
-def text_of(result: dict[str, Any]) -> str:
-    """The readable rendering of a structured answer (what clients without structured output
-    show): indented JSON."""
-    return json.dumps(result, indent=1)
-
-
-__all__ = ["MAX_SPAN_LINES", "create_mcp_server", "text_of"]
+__all__ = ["create_mcp_server"]

@@ -136,11 +136,6 @@ class Persistence:
                 self._thread.start()
             self._condition.notify_all()
 
-    @property
-    def pending(self) -> bool:
-        with self._condition:
-            return self._first_change is not None
-
     def flush(self) -> bool:
         """Save now if anything is unsaved; True if the stored generation is current."""
         with self._save_lock:

@@ -20,7 +20,7 @@ Guarantees every store gives:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy.typing as npt
@@ -57,7 +57,6 @@ class StoreInfo:
     written_at: float | None = None  # seconds since the epoch
     writer: bool = False  # whether this process may write
     owner_pid: int | None = None  # the writer's pid when another process is the writer
-    details: Mapping[str, str] = field(default_factory=dict)
 
 
 class GenerationStore(Protocol):
