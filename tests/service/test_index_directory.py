@@ -51,6 +51,17 @@ def test_progress_ticks_are_index_progress_values(tmp_path: Path) -> None:
     assert ticks[-1].current_file
 
 
+def test_status_carries_the_running_runs_progress_and_drops_it_when_idle(tmp_path: Path) -> None:
+    rag = RagService()
+    seen = []
+    rag.index_directory(project(tmp_path), progress=lambda tick: seen.append(rag.get_status()))
+    assert seen and all(status.indexing for status in seen)
+    last = seen[-1].progress
+    assert last is not None and (last.indexed_files, last.total_files) == (4, 4)  # and the PNG
+    assert last.current_file in {"src/auth.py", "src/db.py", "README.md", "logo.png"}
+    assert rag.get_status().progress is None and not rag.get_status().indexing
+
+
 def test_added_documents_survive_reindexing_and_are_searched_together(tmp_path: Path) -> None:
     rag = RagService()
     root = project(tmp_path)

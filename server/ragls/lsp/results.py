@@ -62,6 +62,15 @@ class WatcherView:
 
 
 @attrs.frozen
+class ProgressView:
+    """The running index run's latest tick: ``indexedFiles`` of ``totalFiles`` read."""
+
+    indexed_files: int
+    total_files: int
+    current_file: str
+
+
+@attrs.frozen
 class StatusAnswer:
     """``rag/status`` (and the answer of ``rag/index``, ``rag/clear``, ``rag/createSession``)."""
 
@@ -92,6 +101,7 @@ class StatusAnswer:
     redacted: dict[str, int]
     cache: dict[str, Any] | None
     last_run: dict[str, Any] | None
+    progress: ProgressView | None
 
     @classmethod
     def of(
@@ -135,6 +145,13 @@ class StatusAnswer:
             redacted=dict(status.redacted),
             cache=wire.cache_json(status.persistence),
             last_run=last_run,
+            progress=None
+            if status.progress is None
+            else ProgressView(
+                status.progress.indexed_files,
+                status.progress.total_files,
+                status.progress.current_file,
+            ),
         )
 
 

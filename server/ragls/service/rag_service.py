@@ -117,6 +117,7 @@ class RagService:
         self._last_report: IndexReport | None = None
         self._last_config: KnowledgeSourceConfig | None = None
         self._tracked_in_skipped: dict[str, int] = {}
+        self._progress: IndexProgress | None = None  # the running run's latest tick
         self._persistence = persistence
         if persistence is not None:
             persistence.bind(self._save_generation)
@@ -156,9 +157,12 @@ class RagService:
                 self._indexer.clear_hashes()
 
             def report(done: int, total: int, current: str) -> None:
+                tick = IndexProgress(done, total, current)
+                self._progress = tick
                 if progress is not None:
-                    progress(IndexProgress(done, total, current))
+                    progress(tick)
 
+            self._progress = IndexProgress(0, 0, "")
             try:
                 result = self._indexer.index(
                     config,
@@ -173,6 +177,8 @@ class RagService:
             except RaglsError as error:
                 self._status = dataclasses.replace(self._status, last_error=str(error))
                 raise
+            finally:
+                self._progress = None
             self._last_report = result
             self._last_config = config
             if changed_paths is None:  # a full run: ask git once about skipped directories
@@ -442,9 +448,11 @@ class RagService:
         status = self._status
         with self._commit_lock:
             added = len(self._added)
+        indexing = self.is_indexing()
         return dataclasses.replace(
             status,
-            indexing=self.is_indexing(),
+            indexing=indexing,
+            progress=self._progress if indexing else None,
             added_document_count=added,
             corpus_documents=len(self._knowledge_base),
             bm25_documents=None if stats is None else stats.documents,

@@ -75,6 +75,8 @@ class IndexStatus:
     redacted: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     # The stored index (SPEC §11); None when the session keeps its index in memory only.
     persistence: PersistenceStatus | None = None
+    # The running index run's latest tick (files done of files to read); None when idle.
+    progress: IndexProgress | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
