@@ -9,9 +9,25 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import { RaglsApi, type Connection } from './protocol';
-import { daemonCommand, readSettings, type Settings } from './settings';
+import * as fs from 'node:fs';
+import { DaemonNotFound, findDaemon, type DaemonCommand } from './discovery';
+import { RaglsApi, type Connection, type Status } from './protocol';
+import { readSettings, type Settings } from './settings';
 import { RestartPolicy } from './restarts';
+import { summarize } from './statusView';
+
+/** How often the status bar re-reads rag/sessions: while a run or changes are pending, and otherwise (for the age). */
+const BUSY_REFRESH_MS = 1000;
+const IDLE_REFRESH_MS = 30000;
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
 
 
 export function settingsNow(): Settings {
@@ -40,6 +56,8 @@ export class RaglsClient implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   private readonly restarts = new RestartPolicy();
   private readonly listeners: vscode.Disposable[] = [];
+  private statuses: Status[] = [];
+  private refreshTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly output: vscode.LogOutputChannel) {
     this.status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
@@ -57,20 +75,51 @@ export class RaglsClient implements vscode.Disposable {
     this.status.show();
   }
 
-  setIndexing(message: string | undefined): void {
-    if (message) this.show('$(sync~spin) ragls', message);
+  /** Re-read every session's status and show it; again in 1 s while busy, else in 30 s. */
+  private async refresh(): Promise<void> {
+    clearTimeout(this.refreshTimer);
+    const api = this.ragls;
+    if (!api) return;
+    try {
+      this.statuses = await api.sessions();
+    } catch {
+      return; // the daemon went away: onDidChangeState says so
+    }
+    if (this.ragls !== api) return;
+    const summary = summarize(this.statuses, Date.now());
+    this.status.text = summary.text;
+    this.status.tooltip = summary.tooltip;
+    this.status.backgroundColor = summary.warning ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.status.show();
+    const busy = this.statuses.length === 0 || this.statuses.some((s) => s.indexing || s.stale);
+    this.refreshTimer = setTimeout(() => void this.refresh(), busy ? BUSY_REFRESH_MS : IDLE_REFRESH_MS);
+  }
+
+  private locate(settings: Settings): DaemonCommand | undefined {
+    try {
+      return findDaemon(settings, {
+        folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+        trusted: vscode.workspace.isTrusted,
+        env: process.env,
+        platform: process.platform,
+        executable,
+      });
+    } catch (error) {
+      const message = error instanceof DaemonNotFound ? error.message : String(error);
+      this.show('$(error) ragls', message);
+      this.output.error(message);
+      void vscode.window.showErrorMessage(`ragls: ${message}`, 'Open Settings').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'ragls.daemon');
+      });
+      return undefined;
+    }
   }
 
   async start(): Promise<void> {
     const settings = settingsNow();
-    let command: { command: string; args: string[] };
-    try {
-      command = daemonCommand(settings);
-    } catch (error) {
-      this.show('$(error) ragls', String(error));
-      void vscode.window.showErrorMessage(`ragls: ${String(error)}`);
-      return;
-    }
+    const command = this.locate(settings);
+    if (!command) return;
+    this.output.info(`starting the daemon: ${[command.command, ...command.args].join(' ')} (from ${command.source})`);
     // No `transport`: with TransportKind.stdio the client appends `--stdio` to the arguments; a
     // plain command already speaks over stdio.
     const serverOptions: ServerOptions = { command: command.command, args: command.args };
@@ -88,10 +137,16 @@ export class RaglsClient implements vscode.Disposable {
       void vscode.window.showWarningMessage(`ragls: ${warnings.join('; ')}`);
     });
     this.listeners.push(
-      this.api.onIndexUpdated((update) => this.show(`$(database) ragls: ${update.chunkCount} chunks`, `${update.fileCount} files, ${update.chunkCount} chunks, generation ${update.generation}`)),
+      this.api.onIndexUpdated(() => void this.refresh()),
       this.client.onDidChangeState((event) => {
-        if (event.newState === State.Stopped) this.show('$(error) ragls', 'the daemon stopped');
-        if (event.newState === State.Running) this.show('$(sync~spin) ragls', 'indexing');
+        if (event.newState === State.Stopped) {
+          clearTimeout(this.refreshTimer);
+          this.show('$(error) ragls', 'the daemon stopped');
+        }
+        if (event.newState === State.Running) {
+          this.show('$(sync~spin) ragls', 'indexing');
+          void this.refresh();
+        }
       }),
     );
     try {
@@ -125,6 +180,7 @@ export class RaglsClient implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.refreshTimer);
     for (const listener of this.listeners.splice(0)) listener.dispose();
     const client = this.client;
     this.client = undefined;

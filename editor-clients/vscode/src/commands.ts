@@ -1,67 +1,45 @@
 // The commands of the extension, written against VscodeApi and RaglsApi only.
-import type { CacheStatus, CancellationTokenLike, PathExplanation, RaglsApi, SearchResult, Status } from './protocol';
+import type { CancellationTokenLike, PathExplanation, RaglsApi, SearchResult, Status } from './protocol';
 import { errorMessage } from './protocol';
-import type { PickItem, VscodeApi } from './vscodeapi';
+import { statusReport } from './statusView';
+import type { Folder, PickItem, VscodeApi } from './vscodeapi';
 
 export const SEARCH_DEBOUNCE_MS = 150;
 
-export function resultItem(result: SearchResult): PickItem<SearchResult> {
+/** A hit and the workspace folder whose session answered it (undefined with one folder). */
+export interface Hit {
+  result: SearchResult;
+  folder?: Folder;
+}
+
+/** RRF's k (SPEC §4), for merging the rankings of several folders. */
+export const FOLDER_FUSION_K = 60;
+
+/**
+ * The hits of several folders as one ranking: reciprocal rank fusion of each folder's own ranking
+ * (score 1/(k + rank)), so folders interleave by rank. Scores of different sessions are not
+ * comparable (each has its own statistics); ranks are. Ties keep the folders' order.
+ */
+export function fuseFolders(lists: { folder: Folder; results: SearchResult[] }[], topK: number): Hit[] {
+  const scored = lists.flatMap(({ folder, results }, f) =>
+    results.map((result, rank) => ({ hit: { result, folder }, score: 1 / (FOLDER_FUSION_K + rank + 1), f, rank })));
+  scored.sort((a, b) => b.score - a.score || a.f - b.f || a.rank - b.rank);
+  return scored.slice(0, topK).map((s) => s.hit);
+}
+
+export function resultItem(result: SearchResult, folder?: Folder): PickItem<Hit> {
   const meta = result.metadata;
-  const where = meta.file ? `${meta.file}:${meta.startLine ?? 1}` : result.id;
+  const file = meta.file ? `${folder ? `${folder.name}/` : ''}${meta.file}` : undefined;
+  const where = file ? `${file}:${meta.startLine ?? 1}` : result.id;
   const symbol = meta.symbol ? `${meta.kind ?? ''} ${meta.symbol}`.trim() : '';
   const preview = result.content.split('\n').find((line) => line.trim() !== '') ?? '';
-  return { label: where, description: symbol, detail: preview.trim().slice(0, 200), value: result };
+  return { label: where, description: symbol, detail: preview.trim().slice(0, 200), value: { result, folder } };
 }
 
 export function explanationText(found: PathExplanation): string {
   if (found.indexed) return `ragls: ${found.path} is indexed (${found.chunks} chunks)`;
   const detail = found.detail ? ` (${found.detail})` : '';
   return `ragls: ${found.path} is not indexed: ${found.reason}${detail}`;
-}
-
-function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
-
-function ageText(seconds: number): string {
-  if (seconds < 90) return `${Math.round(seconds)} s`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
-  if (seconds < 129600) return `${Math.round(seconds / 3600)} h`;
-  return `${Math.round(seconds / 86400)} d`;
-}
-
-/** The stored index in one phrase: "index on disk: saved (generation 4, 2.3 MB, written 41 s ago)". */
-export function cacheText(cache: CacheStatus): string {
-  const stored = cache.storedGeneration === null ? 'nothing stored' : `generation ${cache.storedGeneration}`;
-  const age = cache.ageSeconds === null ? '' : `, written ${ageText(cache.ageSeconds)} ago`;
-  const detail = cache.detail ? `: ${cache.detail}` : '';
-  return `index on disk: ${cache.state} (${stored}, ${sizeText(cache.bytesOnDisk)}${age})${detail}`;
-}
-
-export function statusText(status: Status): string {
-  const skipped = Object.entries(status.skipped)
-    .map(([reason, count]) => `${reason} ${count}`)
-    .join(', ');
-  const watcher = status.watcher ? `${status.watcher.state} (${status.watcher.watches} watches)` : 'none';
-  const parts = [
-    `${status.fileCount} files, ${status.chunkCount} chunks, generation ${status.generation}${status.indexing ? ' (indexing)' : ''}`,
-    `watcher: ${watcher}`,
-    `skipped: ${skipped || 'nothing'}`,
-  ];
-  if (status.stale) parts.push('stale: changes pending');
-  if (status.cache) parts.push(cacheText(status.cache));
-  if (status.lastError) parts.push(`last error: ${status.lastError}`);
-  for (const warning of status.warnings ?? []) parts.push(`warning: ${warning}`);
-  for (const hint of status.hints ?? []) parts.push(`note: ${hint}`);
-  return parts.join(' · ');
 }
 
 export class Commands {
@@ -82,8 +60,9 @@ export class Commands {
   search(initial = ''): Promise<void> {
     const api = this.api();
     if (!api) return Promise.resolve();
-    const pick = this.vscode.createQuickPick<SearchResult>();
-    pick.placeholder = 'Search the workspace (ragls)';
+    const pick = this.vscode.createQuickPick<Hit>();
+    const folders = this.vscode.folders();
+    pick.placeholder = folders.length > 1 ? `Search ${folders.length} workspace folders (ragls)` : 'Search the workspace (ragls)';
     let generation = 0;
     const run = async (query: string) => {
       const mine = ++generation;
@@ -95,8 +74,8 @@ export class Commands {
       }
       pick.busy = true;
       try {
-        const results = await api.search(query, this.topK());
-        if (mine === generation) pick.items = results.map(resultItem);
+        const hits = await this.searchFolders(api, folders, query);
+        if (mine === generation) pick.items = hits.map((hit) => resultItem(hit.result, hit.folder));
       } catch (error) {
         if (mine === generation) this.vscode.showErrorMessage(`ragls: ${errorMessage(error)}`);
       } finally {
@@ -109,11 +88,12 @@ export class Commands {
         const chosen = pick.selectedItems[0];
         pick.hide();
         if (chosen) {
-          const meta = chosen.value.metadata;
+          const { result, folder } = chosen.value;
+          const meta = result.metadata;
           if (meta.file) {
-            void this.vscode.openFileAt(undefined, meta.file, meta.startLine ?? 1, meta.endLine ?? meta.startLine ?? 1);
+            void this.vscode.openFileAt(folder?.path, meta.file, meta.startLine ?? 1, meta.endLine ?? meta.startLine ?? 1);
           } else {
-            this.vscode.showInformationMessage(chosen.value.content.slice(0, 500));
+            this.vscode.showInformationMessage(result.content.slice(0, 500));
           }
         }
       });
@@ -129,13 +109,22 @@ export class Commands {
     });
   }
 
+  /** One folder: the daemon's default session. Several: each folder's session, fused by rank. */
+  private async searchFolders(api: RaglsApi, folders: Folder[], query: string): Promise<Hit[]> {
+    const topK = this.topK();
+    if (folders.length <= 1) return (await api.search(query, topK)).map((result) => ({ result }));
+    const lists = await Promise.all(folders.map(async (folder) => ({ folder, results: await api.search(query, topK, folder.uri) })));
+    return fuseFolders(lists, topK);
+  }
+
   async copyContextPrompt(): Promise<string | undefined> {
     const api = this.api();
     if (!api) return undefined;
     const question = await this.vscode.showInputBox('Question to build a context prompt for', 'How does authentication work?');
     if (!question) return undefined;
     try {
-      const prompt = await api.buildContextPrompt(question, this.topK());
+      // A prompt is built from one corpus: the active editor's folder, else the first.
+      const prompt = await api.buildContextPrompt(question, this.topK(), this.vscode.activeFolder());
       await this.vscode.writeClipboard(prompt);
       this.vscode.showInformationMessage('ragls: context prompt copied to the clipboard');
       return prompt;
@@ -149,17 +138,27 @@ export class Commands {
     const api = this.api();
     if (!api) return undefined;
     try {
+      const sessions = this.vscode.folders().map((folder): Folder | undefined => folder);
+      if (sessions.length === 0) sessions.push(undefined);
       return await this.vscode.withProgress('ragls: indexing', async (progress, token) => {
-        let last = 0;
-        return api.index({
-          force,
-          token: token as CancellationTokenLike,
-          onProgress: (value) => {
-            const percentage = value.percentage ?? last;
-            progress.report({ message: value.message, increment: Math.max(0, percentage - last) });
-            last = percentage;
-          },
-        });
+        let status: Status | undefined;
+        for (const folder of sessions) {
+          if (token.isCancellationRequested) break;
+          let last = 0;
+          const share = 100 / sessions.length; // each folder's run fills its share of the bar
+          const where = folder && sessions.length > 1 ? `${folder.name}: ` : '';
+          status = await api.index({
+            force,
+            session: folder?.uri,
+            token: token as CancellationTokenLike,
+            onProgress: (value) => {
+              const percentage = value.percentage ?? last;
+              progress.report({ message: `${where}${value.message ?? ''}`, increment: Math.max(0, percentage - last) * share / 100 });
+              last = percentage;
+            },
+          });
+        }
+        return status;
       });
     } catch (error) {
       this.vscode.showErrorMessage(`ragls: ${errorMessage(error)}`);
@@ -167,13 +166,14 @@ export class Commands {
     }
   }
 
-  async showStatus(): Promise<Status | undefined> {
+  /** The full status of every session, opened as a read-only Markdown document. */
+  async showStatus(): Promise<Status[] | undefined> {
     const api = this.api();
     if (!api) return undefined;
     try {
-      const status = await api.status();
-      this.vscode.showInformationMessage(`ragls: ${statusText(status)}`);
-      return status;
+      const statuses = await api.sessions();
+      await this.vscode.showReport(statusReport(statuses, Date.now()));
+      return statuses;
     } catch (error) {
       this.vscode.showErrorMessage(`ragls: ${errorMessage(error)}`);
       return undefined;
@@ -190,7 +190,7 @@ export class Commands {
       return undefined;
     }
     try {
-      const found = await api.explainPath(target);
+      const found = await api.explainPath(target, this.vscode.folderOf(target));
       this.vscode.showInformationMessage(explanationText(found));
       return found;
     } catch (error) {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { RaglsClient, settingsNow } from './client';
 import { Commands } from './commands';
 import type { IndexUpdated, SearchResult } from './protocol';
-import { realVscodeApi } from './vscodeapi';
+import { realVscodeApi, registerReports } from './vscodeapi';
 
 export interface RaglsExtensionApi {
   search(query: string, topK?: number): Promise<SearchResult[]>;
@@ -21,6 +21,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RaglsE
   context.subscriptions.push(
     output,
     running,
+    registerReports(),
     vscode.commands.registerCommand('ragls.search', (query?: string) => commands.search(query ?? '')),
     vscode.commands.registerCommand('ragls.copyContextPrompt', () => commands.copyContextPrompt()),
     vscode.commands.registerCommand('ragls.reindex', () => commands.reindex(true)),

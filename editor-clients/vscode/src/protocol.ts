@@ -89,6 +89,10 @@ export interface Status {
   bm25Documents: number | null;
   /** Null when the session keeps its index in memory only. */
   cache?: CacheStatus | null;
+  /** What the last committed run did; null before the first. */
+  lastRun?: { filesRead: number; filesChunked: number; filesRemoved: number; chunksAdded: number; chunksRemoved: number } | null;
+  /** The running run's latest tick while ``indexing``; null otherwise. */
+  progress?: { indexedFiles: number; totalFiles: number; currentFile: string } | null;
 }
 
 export interface PathExplanation {
@@ -176,6 +180,12 @@ export class RaglsApi {
 
   status(session?: string): Promise<Status> {
     return this.connection.sendRequest<Status>('rag/status', { session });
+  }
+
+  /** The status of every open session, in the order they were opened (rag/sessions). */
+  async sessions(): Promise<Status[]> {
+    const answer = await this.connection.sendRequest<{ sessions: Status[] }>('rag/sessions', {});
+    return answer.sessions;
   }
 
   async addDocument(content: string, metadata: Record<string, string>, session?: string): Promise<string> {

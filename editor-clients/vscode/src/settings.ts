@@ -9,6 +9,8 @@ export type UserValue = (key: string) => unknown;
 
 export interface Settings {
   command: string[];
+  /** Whether the user set ragls.daemon.command (else the default is looked for; src/discovery.ts). */
+  commandSet: boolean;
   pythonPath: string;
   maxRestarts: number;
   topK: number;
@@ -36,20 +38,10 @@ export function readSettings(get: Getter, userValue: UserValue = () => undefined
     (userValue(`daemon.${name}`) ?? userValue(`server.${name}`) ?? get(`daemon.${name}`, fallback)) as T;
   return {
     command: either<string[]>('command', ['ragls', 'serve']),
+    commandSet: userValue('daemon.command') !== undefined || userValue('server.command') !== undefined,
     pythonPath: either('pythonPath', ''),
     maxRestarts: either('maxRestarts', 3),
     topK: get('search.topK', 10),
     daemon,
   };
-}
-
-/** How to start the daemon: the configured Python with -m ragls serve, or the command. */
-export function daemonCommand(settings: Settings): { command: string; args: string[] } {
-  if (settings.pythonPath.trim() !== '') {
-    return { command: settings.pythonPath, args: ['-m', 'ragls', 'serve'] };
-  }
-  if (settings.command.length === 0 || settings.command[0].trim() === '') {
-    throw new Error('ragls.daemon.command is empty');
-  }
-  return { command: settings.command[0], args: settings.command.slice(1) };
 }

@@ -23,6 +23,13 @@ export interface QuickPickLike<T> {
   dispose(): void;
 }
 
+/** A workspace folder: its URI (the daemon's session id), path and name. */
+export interface Folder {
+  uri: string;
+  path: string;
+  name: string;
+}
+
 export interface ProgressLike {
   report(value: { message?: string; increment?: number }): void;
 }
@@ -39,6 +46,28 @@ export interface VscodeApi {
   activeSelection(): { text: string; file?: string; startLine?: number } | undefined;
   /** The absolute path of the active editor's file, if it is one on disk. */
   activeFilePath(): string | undefined;
+  /** The workspace folders, in order. */
+  folders(): Folder[];
+  /** The URI of the workspace folder holding ``path``, if any. */
+  folderOf(path: string): string | undefined;
+  /** The URI of the active editor's workspace folder, if any. */
+  activeFolder(): string | undefined;
+  /** Open ``markdown`` as the read-only status document (replacing what it showed). */
+  showReport(markdown: string): Promise<void>;
+}
+
+/** The scheme of the read-only status document (registered by registerReports). */
+export const REPORT_SCHEME = 'ragls';
+const REPORT_URI = vscode.Uri.from({ scheme: REPORT_SCHEME, path: '/ragls status.md' });
+let reportText = '';
+const reportChanged = new vscode.EventEmitter<vscode.Uri>();
+
+/** The content provider behind showReport: one virtual, read-only document. */
+export function registerReports(): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, {
+    onDidChange: reportChanged.event,
+    provideTextDocumentContent: () => reportText,
+  });
 }
 
 export function realVscodeApi(): VscodeApi {
@@ -92,6 +121,23 @@ export function realVscodeApi(): VscodeApi {
     activeFilePath() {
       const uri = vscode.window.activeTextEditor?.document.uri;
       return uri?.scheme === 'file' ? uri.fsPath : undefined;
+    },
+    folders() {
+      return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), path: f.uri.fsPath, name: f.name }));
+    },
+    folderOf(path) {
+      return vscode.workspace.getWorkspaceFolder(vscode.Uri.file(path))?.uri.toString();
+    },
+    activeFolder() {
+      const uri = vscode.window.activeTextEditor?.document.uri;
+      return uri ? vscode.workspace.getWorkspaceFolder(uri)?.uri.toString() : undefined;
+    },
+    async showReport(markdown) {
+      reportText = markdown;
+      reportChanged.fire(REPORT_URI);
+      const document = await vscode.workspace.openTextDocument(REPORT_URI);
+      await vscode.languages.setTextDocumentLanguage(document, 'markdown');
+      await vscode.window.showTextDocument(document, { preview: false });
     },
     activeSelection() {
       const editor = vscode.window.activeTextEditor;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cacheText, Commands, resultItem, statusText } from '../src/commands';
-import { RaglsApi, type SearchResult, type Status } from '../src/protocol';
+import { Commands, fuseFolders, resultItem } from '../src/commands';
+import { RaglsApi, type SearchResult } from '../src/protocol';
 import { FakeConnection, FakeVscode } from './fakes';
 
 const RESULT: SearchResult = {
@@ -28,7 +28,7 @@ test('a result item shows file:line, kind and symbol, and a preview', () => {
     label: 'src/auth.py:10',
     description: 'function login',
     detail: 'def login(user, password):',
-    value: RESULT,
+    value: { result: RESULT, folder: undefined },
   });
   const added = resultItem({ id: 'doc:1', score: 1, content: 'Custom note', metadata: { source: 'user' } });
   assert.equal(added.label, 'doc:1');
@@ -49,7 +49,7 @@ test('search asks the daemon as you type, keeps only the latest answer, opens th
   assert.equal(pick.items.length, 1);
   pick.accept(0);
   await done;
-  assert.deepEqual(vscode.opened, [{ file: 'src/auth.py', startLine: 10, endLine: 24 }]);
+  assert.deepEqual(vscode.opened, [{ folder: undefined, file: 'src/auth.py', startLine: 10, endLine: 24 }]);
 });
 
 test('search errors from the daemon are shown, not swallowed', async () => {
@@ -91,30 +91,6 @@ test('re-index forwards the server progress to the progress notification', async
   assert.equal(vscode.progressReports[2].message, 'Indexed 2/2: b.py');
 });
 
-test('status text names counts, watcher, skips and the last error', () => {
-  const status = {
-    fileCount: 3, chunkCount: 9, generation: 2, indexing: false, skipped: { secret: 1 },
-    watcher: { state: 'watching', watches: 4, detail: '' }, lastError: 'source has 9 files, over the max_files cap',
-  } as unknown as Status;
-  assert.equal(statusText(status), '3 files, 9 chunks, generation 2 · watcher: watching (4 watches) · skipped: secret 1 · last error: source has 9 files, over the max_files cap');
-});
-
-test('status text ends with the hints about tracked files in skipped directories', () => {
-  const status = {
-    fileCount: 1, chunkCount: 1, generation: 1, indexing: false, skipped: {}, watcher: null, lastError: null,
-    warnings: [], stale: false, hints: ['doc/build/ holds 2 files git tracks but is skipped by default'],
-  } as unknown as Status;
-  assert.match(statusText(status), / · note: doc\/build\/ holds 2 files git tracks but is skipped by default$/);
-});
-
-test('status text says when changes are pending', () => {
-  const status = {
-    fileCount: 1, chunkCount: 1, generation: 3, indexing: true, skipped: {}, watcher: null, lastError: null,
-    warnings: [], stale: true,
-  } as unknown as Status;
-  assert.equal(statusText(status), '1 files, 1 chunks, generation 3 (indexing) · watcher: none · skipped: nothing · stale: changes pending');
-});
-
 test('explain file asks the daemon about the active file and says why it is not indexed', async () => {
   const { vscode, connection, commands } = setup();
   connection.handlers['rag/explainPath'] = (params) => ({
@@ -129,32 +105,6 @@ test('explain file asks the daemon about the active file and says why it is not 
   vscode.activeFile = undefined;
   assert.equal(await commands.explainFile(), undefined);
   assert.deepEqual(vscode.errors, ['ragls: open a file (or pick one in the explorer) first']);
-});
-
-test('status text shows the stored index: state, generation, size and age', () => {
-  const status = {
-    fileCount: 1, chunkCount: 1, generation: 5, indexing: false, skipped: {}, watcher: null, lastError: null,
-    warnings: [], stale: true,
-    cache: {
-      state: 'reader', path: '/c/w', bytesOnDisk: 2411724, storedGeneration: 4, writtenAt: null,
-      ageSeconds: 150, writer: false, ownerPid: 77, detail: 'process 77 owns this workspace\'s index',
-      loadedGeneration: 4, loadSeconds: 0.02,
-    },
-  } as unknown as Status;
-  assert.equal(
-    statusText(status),
-    "1 files, 1 chunks, generation 5 · watcher: none · skipped: nothing · stale: changes pending · index on disk: reader (generation 4, 2.3 MB, written 3 min ago): process 77 owns this workspace's index",
-  );
-  const cold = { ...status.cache, state: 'cold', storedGeneration: null, ageSeconds: null, bytesOnDisk: 300, detail: '' };
-  assert.equal(cacheText(cold as never), 'index on disk: cold (nothing stored, 300 B)');
-});
-
-test('status text ends with the coverage warnings', () => {
-  const status = {
-    fileCount: 3, chunkCount: 9, generation: 2, indexing: false, skipped: {}, watcher: null, lastError: null,
-    warnings: ['BM25 covers 2 of 9 chunks'],
-  } as unknown as Status;
-  assert.equal(statusText(status), '3 files, 9 chunks, generation 2 · watcher: none · skipped: nothing · warning: BM25 covers 2 of 9 chunks');
 });
 
 test('warnings on search answers are reported once per change, not per keystroke', async () => {
@@ -194,4 +144,75 @@ test('commands say so when the daemon is not running', async () => {
   const commands = new Commands(vscode, () => undefined, () => 5, async () => {});
   await commands.showStatus();
   assert.deepEqual(vscode.errors, ['ragls: the daemon is not running']);
+});
+
+const SHOP = { uri: 'file:///ws/shop', path: '/ws/shop', name: 'shop' };
+const DOCS = { uri: 'file:///ws/docs', path: '/ws/docs', name: 'docs' };
+
+function hit(file: string): SearchResult {
+  return { id: `${file}:1-2`, score: 0.5, content: 'x', metadata: { file, startLine: 1, endLine: 2 } };
+}
+
+test('several folders: each folder session is searched and the rankings interleave by rank', async () => {
+  const { vscode, connection, commands } = setup();
+  vscode.workspaceFolders = [SHOP, DOCS];
+  connection.handlers['rag/search'] = (params) => ({
+    results: params.session === SHOP.uri ? [hit('a.py'), hit('b.py'), hit('c.py')] : [hit('guide.md')],
+  });
+  const done = commands.search();
+  const pick = vscode.picks[0];
+  assert.match(pick.placeholder ?? '', /2 workspace folders/);
+  pick.type('login');
+  await settle();
+  assert.deepEqual(connection.requests.map((r) => r.params.session).sort(), [DOCS.uri, SHOP.uri]);
+  assert.deepEqual(pick.items.map((item) => item.label), ['shop/a.py:1', 'docs/guide.md:1', 'shop/b.py:1', 'shop/c.py:1']);
+  pick.accept(1);
+  await done;
+  assert.deepEqual(vscode.opened, [{ folder: '/ws/docs', file: 'guide.md', startLine: 1, endLine: 2 }]);
+});
+
+test('folder fusion is reciprocal rank fusion: ties keep the folder order, topK cuts', () => {
+  const fused = fuseFolders([{ folder: SHOP, results: [hit('a'), hit('b')] }, { folder: DOCS, results: [hit('x'), hit('y')] }], 3);
+  assert.deepEqual(fused.map((h) => `${h.folder?.name}:${h.result.metadata.file}`), ['shop:a', 'docs:x', 'shop:b']);
+});
+
+test('the context prompt and explain go to the folder of the active editor or of the path', async () => {
+  const { vscode, connection, commands } = setup();
+  vscode.workspaceFolders = [SHOP, DOCS];
+  vscode.active = DOCS.uri;
+  connection.handlers['rag/buildContextPrompt'] = () => ({ prompt: '<tnsai-memory></tnsai-memory>' });
+  connection.handlers['rag/explainPath'] = () => ({ session: DOCS.uri, path: 'guide.md', indexed: true, chunks: 2, reason: null, detail: '', format: 'markdown' });
+  vscode.inputs.push('how do I deploy?');
+  await commands.copyContextPrompt();
+  await commands.explainFile('/ws/docs/guide.md');
+  assert.deepEqual(connection.requests.map((r) => [r.method, r.params.session]), [
+    ['rag/buildContextPrompt', DOCS.uri],
+    ['rag/explainPath', DOCS.uri],
+  ]);
+});
+
+test('re-index runs every folder in turn, each filling its share of the progress bar', async () => {
+  const { vscode, connection, commands } = setup();
+  vscode.workspaceFolders = [SHOP, DOCS];
+  connection.handlers['rag/index'] = function (this: FakeConnection, params) {
+    this.progress.get(params.workDoneToken)?.({ kind: 'report', message: 'Indexed 1/1: a', percentage: 100 });
+    return { chunkCount: params.session === DOCS.uri ? 2 : 1 };
+  };
+  const status = await commands.reindex(true);
+  assert.deepEqual(connection.requests.map((r) => r.params.session), [SHOP.uri, DOCS.uri]);
+  assert.deepEqual(vscode.progressReports.map((r) => [r.message, r.increment]), [['shop: Indexed 1/1: a', 50], ['docs: Indexed 1/1: a', 50]]);
+  assert.equal(status?.chunkCount, 2);
+});
+
+test('show status opens the full report of every session', async () => {
+  const { vscode, connection, commands } = setup();
+  connection.handlers['rag/sessions'] = () => ({
+    sessions: [{ session: SHOP.uri, root: '/ws/shop', fileCount: 3, chunkCount: 9, generation: 2, indexing: false, skipped: { secret: 1 },
+      errors: [], lastError: null, warnings: [], stale: false, hints: [], watcher: null, pipeline: 'workspace', addedDocumentCount: 0,
+      lastIndexTime: new Date().toISOString() }],
+  });
+  const statuses = await commands.showStatus();
+  assert.equal(statuses?.length, 1);
+  assert.match(vscode.reports[0], /^# ragls status/);
+  assert.match(vscode.reports[0], /\| secret \| 1 \|/);
 });

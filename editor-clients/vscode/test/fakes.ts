@@ -1,6 +1,6 @@
 // Test doubles: a scripted Connection (the daemon) and a recording VscodeApi (the editor).
 import type { CancellationTokenLike, Connection, Disposable, WorkDoneProgressValue } from '../src/protocol';
-import type { PickItem, ProgressLike, QuickPickLike, VscodeApi } from '../src/vscodeapi';
+import type { Folder, PickItem, ProgressLike, QuickPickLike, VscodeApi } from '../src/vscodeapi';
 
 export class FakeConnection implements Connection {
   requests: { method: string; params: any }[] = [];
@@ -49,7 +49,10 @@ export class FakeVscode implements VscodeApi {
   info: string[] = [];
   errors: string[] = [];
   clipboard = '';
-  opened: { file: string; startLine: number; endLine: number }[] = [];
+  opened: { folder: string | undefined; file: string; startLine: number; endLine: number }[] = [];
+  workspaceFolders: Folder[] = [];
+  active: string | undefined;
+  reports: string[] = [];
   inputs: (string | undefined)[] = [];
   quickPickAnswers: number[] = [];
   progressReports: { message?: string; increment?: number }[] = [];
@@ -70,9 +73,13 @@ export class FakeVscode implements VscodeApi {
   showInformationMessage(message: string) { this.info.push(message); }
   showErrorMessage(message: string) { this.errors.push(message); }
   async writeClipboard(text: string) { this.clipboard = text; }
-  async openFileAt(_folder: string | undefined, file: string, startLine: number, endLine: number) {
-    this.opened.push({ file, startLine, endLine });
+  async openFileAt(folder: string | undefined, file: string, startLine: number, endLine: number) {
+    this.opened.push({ folder, file, startLine, endLine });
   }
+  folders() { return this.workspaceFolders; }
+  folderOf(path: string) { return this.workspaceFolders.find((f) => path.startsWith(`${f.path}/`))?.uri; }
+  activeFolder() { return this.active; }
+  async showReport(markdown: string) { this.reports.push(markdown); }
   async withProgress<R>(_title: string, task: (progress: ProgressLike, token: any) => Promise<R>): Promise<R> {
     const token = { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) };
     return task({ report: (value) => this.progressReports.push(value) }, token);

@@ -15,6 +15,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { RaglsApi, type Connection, type IndexUpdated, type WorkDoneProgressValue } from '../src/protocol';
+import { statusReport, summarize } from '../src/statusView';
 
 const python = process.env.RAGLS_PYTHON;
 let server: ChildProcess;
@@ -135,4 +136,15 @@ test('daemon errors carry the JSON-RPC code and the field', async () => {
     assert.match(error.message, /topK must be between 1 and 100/);
     return true;
   });
+});
+
+test('the status bar and the report render the real rag/sessions answer', async () => {
+  const statuses = await api.sessions();
+  assert.equal(statuses.length, 1);
+  assert.equal(statuses[0].progress, null);
+  const summary = summarize(statuses, Date.now());
+  assert.match(summary.text, /^\$\(database\) ragls: \d+ chunks · \d+ s ago$/);
+  const report = statusReport(statuses, Date.now());
+  assert.match(report, /\| Files \| \d+ \|/);
+  assert.match(report, /\| Watcher \| watching \(\d+ watches\) \|/);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { daemonCommand, readSettings, type Getter } from '../src/settings';
+import { readSettings, type Getter } from '../src/settings';
 
 function getter(values: Record<string, unknown>): Getter {
   return <T>(key: string, fallback: T): T => (key in values ? (values[key] as T) : fallback);
@@ -43,18 +43,6 @@ test('every setting reaches initializationOptions under its daemon key', () => {
   assert.equal(settings.daemon.debounceMs, 50);
   assert.equal(settings.daemon.watch, false);
   assert.deepEqual(settings.daemon.synonyms, { k8s: ['kubernetes'] });
-});
-
-test('a configured Python runs the module; otherwise the command', () => {
-  assert.deepEqual(daemonCommand(readSettings(getter({ 'daemon.pythonPath': '/venv/bin/python' }))), {
-    command: '/venv/bin/python',
-    args: ['-m', 'ragls', 'serve'],
-  });
-  assert.deepEqual(daemonCommand(readSettings(getter({ 'daemon.command': ['/opt/ragls', 'serve', '--log-level', 'info'] }))), {
-    command: '/opt/ragls',
-    args: ['serve', '--log-level', 'info'],
-  });
-  assert.throws(() => daemonCommand(readSettings(getter({ 'daemon.command': [] }))), /empty/);
 });
 
 test('the earlier ragls.server.* keys are still read when ragls.daemon.* are not set', () => {
