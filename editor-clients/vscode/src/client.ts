@@ -91,7 +91,7 @@ export class RaglsClient implements vscode.Disposable {
     this.status.tooltip = summary.tooltip;
     this.status.backgroundColor = summary.warning ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.status.show();
-    const busy = this.statuses.length === 0 || this.statuses.some((s) => s.indexing || s.stale);
+    const busy = this.statuses.length === 0 || this.statuses.some((s) => s.indexing || s.stale || s.generation === 0);
     this.refreshTimer = setTimeout(() => void this.refresh(), busy ? BUSY_REFRESH_MS : IDLE_REFRESH_MS);
   }
 

@@ -22,6 +22,7 @@ export function ageText(seconds: number): string {
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
+const files = (n: number) => `${count(n)} ${n === 1 ? 'file' : 'files'}`;
 
 /** The stored index in one phrase: "index on disk: saved (generation 4, 2.3 MB, written 41 s ago)". */
 export function cacheText(cache: CacheStatus): string {
@@ -69,13 +70,14 @@ export interface StatusSummary {
 /** One line per session for the tooltip, and the status bar's text for all sessions together. */
 export function summarize(statuses: Status[], now: number): StatusSummary {
   if (statuses.length === 0) return { text: '$(sync~spin) ragls', tooltip: 'ragls: starting', warning: false };
-  const indexing = statuses.filter((s) => s.indexing);
+  // A session without a first generation is about to index (its run may not have begun yet).
+  const indexing = statuses.filter((s) => s.indexing || s.generation === 0);
   const issues = statuses.flatMap((s) => problems(s).map((p) => (statuses.length > 1 ? `${sessionName(s)}: ${p}` : p)));
   const chunks = statuses.reduce((sum, s) => sum + s.chunkCount, 0);
   const ages = statuses.map((s) => generationAge(s, now)).filter((a): a is number => a !== null);
   const lines = statuses.map((s) => {
     const age = generationAge(s, now);
-    const state = s.indexing
+    const state = s.indexing || s.generation === 0
       ? progressText(s)
       : `generation ${s.generation}${age === null ? '' : `, updated ${ageText(age)} ago`}`;
     const stale = s.stale && !s.indexing ? ', changes pending' : '';
@@ -108,7 +110,8 @@ export function statusReport(statuses: Status[], now: number): string {
     row('Ranking', s.pipeline);
     if (s.cache) row('Index on disk', cacheText(s.cache).replace(/^index on disk: /, ''));
     if (s.lastRun) {
-      row('Last run', `read ${count(s.lastRun.filesRead)} files, chunked ${count(s.lastRun.filesChunked)}, removed ${count(s.lastRun.filesRemoved)}`);
+      const run = s.lastRun;
+      row('Last run', `${files(run.filesRead)} read, ${count(run.filesChunked)} chunked, ${count(run.filesRemoved)} removed`);
     }
     if (s.addedDocumentCount > 0) row('Added documents', count(s.addedDocumentCount));
     out.push('');

@@ -110,8 +110,13 @@ export function realVscodeApi(): VscodeApi {
       const base = folder ? vscode.Uri.file(folder) : vscode.workspace.workspaceFolders?.[0]?.uri;
       const uri = base ? vscode.Uri.joinPath(base, file) : vscode.Uri.file(file);
       const document = await vscode.workspace.openTextDocument(uri);
-      const range = new vscode.Range(Math.max(0, startLine - 1), 0, Math.max(0, endLine - 1), 0);
-      await vscode.window.showTextDocument(document, { selection: range });
+      // The hit's lines selected whole, the cursor on its first line (where the reader starts).
+      const last = document.lineAt(Math.min(document.lineCount - 1, Math.max(0, endLine - 1)));
+      const first = Math.min(last.lineNumber, Math.max(0, startLine - 1));
+      const selection = new vscode.Selection(last.range.end, new vscode.Position(first, 0));
+      const editor = await vscode.window.showTextDocument(document);
+      editor.selection = selection; // set here: the showTextDocument option drops the direction
+      editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     },
     withProgress(title, task) {
       return Promise.resolve(

@@ -29,6 +29,12 @@ test('indexing: files done of files to read, for one folder or several', () => {
   assert.equal(summarize([running, status({ indexing: true, root: '/ws/docs' })], NOW).text, '$(sync~spin) ragls: indexing 2 folders');
 });
 
+test('a session without a first generation counts as indexing, even before its run begins', () => {
+  const fresh = status({ generation: 0, chunkCount: 0, fileCount: 0, lastIndexTime: null });
+  assert.equal(summarize([fresh], NOW).text, '$(sync~spin) ragls: indexing');
+  assert.equal(summarize([status(), fresh], NOW).text, '$(sync~spin) ragls: indexing');
+});
+
 test('several folders add up; pending changes say updating', () => {
   const two = summarize([status(), status({ root: '/ws/docs', chunkCount: 88, stale: true })], NOW);
   assert.equal(two.text, '$(database) ragls: 4,600 chunks · updating');
@@ -63,7 +69,7 @@ test('the report lists every session with counts, age, watcher, cache, skip reas
   for (const expected of [
     '## shop', '| Files | 240 |', '| Chunks | 4,512 |', '| Generation | 7, updated 3 min ago |', '| State | up to date |',
     '| Watcher | watching (16 watches) |', '| Index on disk | saved (generation 7, 2.3 MB, written 41 s ago) |',
-    '| Last run | read 1 files, chunked 1, removed 0 |', '| ignored | 7 |', '| secret | 1 |', 'Why is this file (not) indexed?',
+    '| Last run | 1 file read, 1 chunked, 0 removed |', '| ignored | 7 |', '| secret | 1 |', 'Why is this file (not) indexed?',
     '- big.bin: unreadable', '- doc/build/ holds 227 files git tracks', '## docs', 'Nothing was skipped.',
   ]) {
     assert.ok(report.includes(expected), `the report shows ${expected}:\n${report}`);

@@ -225,22 +225,9 @@ def _camel(name: str) -> str:
 
 
 _CONVERTER = cattrs.Converter()
-for _cls in (
-    ResultView,
-    DocumentView,
-    DocumentInfoView,
-    WatcherView,
-    StatusAnswer,
-    SearchAnswer,
-    PromptAnswer,
-    AddedAnswer,
-    DocumentsAnswer,
-    DocumentAnswer,
-    RemovedAnswer,
-    SessionsAnswer,
-    ExplainAnswer,
-    ClosedAnswer,
-):
+# Every answer class of this module, so none can be left out (and go out with snake_case keys).
+_ANSWERS = [v for v in list(globals().values()) if attrs.has(v) and v.__module__ == __name__]
+for _cls in _ANSWERS:
     _renames = {field.name: override(rename=_camel(field.name)) for field in attrs.fields(_cls)}
     _CONVERTER.register_unstructure_hook(
         _cls,
