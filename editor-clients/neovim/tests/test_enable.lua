@@ -14,7 +14,7 @@ check(vim.wait(15000, function()
   return client ~= nil and client.initialized
 end, 20), 'the client vim.lsp.enable started is adopted')
 check(vim.wait(30000, function() return ragls._state.updates > 0 end, 20), 'its index updates reach the plugin')
-check(ragls.status():match('^ragls: %d+ chunks$') ~= nil, 'statusline helper: ' .. ragls.status())
+check(ragls.status():match('^ragls: %d+ chunks · %d+ s ago$') ~= nil, 'statusline helper: ' .. ragls.status())
 
 vim.cmd('Ragls search verify the password')
 check(vim.wait(10000, function() return #vim.fn.getqflist() > 0 end, 20), ':Ragls search works on this route')

@@ -13,6 +13,26 @@ check(vim.fn.mapcheck('<leader>r', 'n') == '', 'no default keymaps')
 local ok, err = pcall(ragls.setup, { top_k = 0 })
 check(not ok and tostring(err):match('top_k'), 'invalid options are refused naming the option')
 
+-- Finding the daemon without a cmd: $VIRTUAL_ENV, PATH, ~/.local/bin; else advice, in
+-- :checkhealth too. (The real environment is put back afterwards.)
+local config = require('ragls.config')
+local saved = { PATH = vim.env.PATH, VIRTUAL_ENV = vim.env.VIRTUAL_ENV, HOME = vim.env.HOME }
+vim.env.PATH, vim.env.VIRTUAL_ENV, vim.env.HOME = '/nonexistent', nil, vim.fn.tempname()
+ragls.setup({})
+local none, why = config.daemon_cmd()
+check(none == nil and tostring(why):match('not found; looked in PATH, .*%.local/bin') ~= nil
+  and tostring(why):match('pipx install <ragls checkout>') ~= nil, 'no daemon anywhere: ' .. tostring(why))
+vim.cmd('checkhealth ragls')
+local sick = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+check(sick:match('ERROR') ~= nil and sick:match('pipx install') ~= nil, ':checkhealth ragls gives the same advice')
+vim.cmd.bwipeout()
+local venv = vim.fs.dirname(vim.fs.dirname(python))
+vim.env.VIRTUAL_ENV = venv
+local found = config.daemon_cmd()
+check(found ~= nil and found[1] == vim.fs.joinpath(venv, 'bin', 'ragls') and found[2] == 'serve',
+  'found in $VIRTUAL_ENV/bin: ' .. vim.inspect(found))
+vim.env.PATH, vim.env.VIRTUAL_ENV, vim.env.HOME = saved.PATH, saved.VIRTUAL_ENV, saved.HOME
+
 ragls.setup({ cmd = { python, '-m', 'ragls', 'serve' }, init_options = { debounceMs = 50 } })
 local _, not_yet = ragls.search_sync('anything')
 check(tostring(not_yet):match('one of %.git') ~= nil and tostring(not_yet):match('getcwd') ~= nil,
@@ -23,7 +43,7 @@ check(vim.wait(15000, function()
   return client ~= nil and client.initialized
 end, 20), 'the daemon started for the project root')
 check(vim.wait(30000, function() return ragls._state.updates > 0 end, 20), 'the first generation is live')
-check(ragls.status():match('^ragls: %d+ chunks$') ~= nil, 'statusline helper: ' .. ragls.status())
+check(ragls.status():match('^ragls: [%d,]+ chunks · %d+ s ago$') ~= nil, 'statusline helper: ' .. ragls.status())
 
 vim.cmd('Ragls search verify the password')
 check(vim.wait(10000, function() return #vim.fn.getqflist() > 0 end, 20), ':Ragls search fills the quickfix list')
@@ -72,7 +92,7 @@ check(vim.wait(30000, function()
   end
   return false
 end, 20), ':Ragls index! re-indexes (as documented)')
-check(ragls.status():match('^ragls: %d+ chunks$') ~= nil, 'the statusline helper shows the new generation: ' .. ragls.status())
+check(ragls.status():match('^ragls: [%d,]+ chunks · %d+ s ago$') ~= nil, 'the statusline helper shows the new generation: ' .. ragls.status())
 
 harness.clear_notices()
 vim.cmd('Ragls explain')
@@ -83,11 +103,15 @@ vim.cmd('Ragls explain ' .. workspace .. '/nowhere.py')
 check(#harness.notices == 1 and harness.notices[1].message:match('nowhere%.py is not indexed: missing') ~= nil,
   ':Ragls explain says why a path is not indexed')
 
-harness.clear_notices()
 vim.cmd('Ragls status')
-check(#harness.notices == 1 and harness.notices[1].message:match('files, %d+ chunks') ~= nil, ':Ragls status')
-check(harness.notices[1].message:match('\n  index on disk: %l+ %(') ~= nil,
-  ':Ragls status shows the stored index: ' .. harness.notices[1].message)
+local status_lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+local status_text = table.concat(status_lines, '\n')
+check(vim.api.nvim_buf_get_name(0) == 'ragls://status' and status_lines[1] == '# ragls status', ':Ragls status opens the report')
+check(status_text:match('| Files | %d+ |') ~= nil and status_text:match('| Generation | %d+, updated %d+ s ago |') ~= nil
+  and status_text:match('| Watcher | watching %(%d+ watches%) |') ~= nil, 'with counts, age and watcher')
+check(status_text:match('| Index on disk | %l+ %(') ~= nil and status_text:match('### Not indexed') ~= nil,
+  'and the stored index and the skip reasons:\n' .. status_text)
+vim.cmd.close()
 local cache_line = require('ragls.commands').cache_text({
   state = 'reader', bytesOnDisk = 2411724, storedGeneration = 4, ageSeconds = 150,
   detail = 'process 77 owns it',
@@ -100,6 +124,30 @@ check(require('ragls.commands').cache_text({ state = 'cold', bytesOnDisk = 300, 
 vim.cmd('checkhealth ragls')
 local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
 check(report:match('OK') ~= nil and report:match('ERROR') == nil, ':checkhealth ragls reports OK')
+
+-- A second project: its own session, searched from its buffers; the statusline adds both up.
+local second = vim.fn.tempname()
+vim.fn.mkdir(second .. '/.git', 'p')
+vim.fn.writefile({ '# Ledger', '', 'The marmoset ledger closes at noon.' }, second .. '/notes.md')
+vim.cmd.edit(second .. '/notes.md')
+check(vim.wait(30000, function()
+  local sessions = ragls.sessions_sync() or {}
+  return #sessions == 2 and sessions[2].generation >= 1
+end, 50), 'a file of a second project adds it as a second workspace folder, indexed')
+local in_second = ragls.search_sync('marmoset ledger') or {}
+check(#in_second > 0 and in_second[1].metadata.file == 'notes.md', 'search from its buffer asks its session')
+check(ragls.quickfix_items(in_second, ragls.session_root())[1].filename == vim.fs.joinpath(second, 'notes.md'),
+  'and its quickfix items point into the second project')
+local total = 0
+for _, session in ipairs(ragls.sessions_sync() or {}) do
+  total = total + session.chunkCount
+end
+check(vim.wait(5000, function()
+  return ragls.status():match('^ragls: ' .. require('ragls.format').count(total) .. ' chunks') ~= nil
+end, 20), 'the statusline counts both projects: ' .. ragls.status())
+vim.cmd.edit(workspace .. '/src/auth.py')
+local in_first = ragls.search_sync('marmoset ledger') or {}
+check(#in_first == 0 or in_first[1].metadata.file ~= 'notes.md', 'the first project does not see the second one')
 
 harness.clear_notices()
 local crashed = ragls.client()

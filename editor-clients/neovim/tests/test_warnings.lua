@@ -1,6 +1,6 @@
 -- Headless Neovim against a daemon whose BM25 is capped below the corpus:
 --   nvim --clean --headless --cmd 'set rtp+=PLUGIN' -l tests/test_warnings.lua PYTHON WORKSPACE
--- The coverage warning must reach the Lua API, :Ragls search and :Ragls status.
+-- The coverage warning must reach the Lua API, :Ragls search, :Ragls status and the statusline.
 local python, workspace = arg[1], arg[2]
 local harness = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)), 'harness.lua'))
 local check = harness.check
@@ -29,10 +29,11 @@ check(vim.wait(10000, function()
   return false
 end, 20), ':Ragls search shows the warning')
 
-harness.clear_notices()
 vim.cmd('Ragls status')
-local notices = harness.notices
-check(#notices == 1 and notices[1].message:match('warning: BM25 covers 1 of') ~= nil, ':Ragls status shows it')
+local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+check(report:match('### Problems\n\n%- BM25 covers 1 of') ~= nil, ':Ragls status shows it:\n' .. report)
+check(vim.wait(5000, function() return ragls.status():match(' · 1 warning$') ~= nil end, 20),
+  'and the statusline counts it: ' .. ragls.status())
 
 local client = ragls.client()
 client:stop()

@@ -110,72 +110,39 @@ M.subcommands = {
     end
   end,
   status = function()
-    local status, err = ragls().status_sync()
+    local statuses, err = ragls().sessions_sync()
     if err then
       error_message(err)
       return
     end
-    local skipped = {}
-    for reason, count in pairs(status.skipped or {}) do
-      table.insert(skipped, ('%s %d'):format(reason, count))
-    end
-    table.sort(skipped)
-    local lines = {
-      ('ragls session %s'):format(status.session),
-      ('  %d files, %d chunks, generation %d%s'):format(status.fileCount, status.chunkCount,
-        status.generation, status.indexing and ' (indexing)' or ''),
-      ('  watcher: %s'):format(status.watcher and (status.watcher.state .. ', ' .. status.watcher.watches
-        .. ' watches') or 'none'),
-      ('  skipped: %s'):format(#skipped > 0 and table.concat(skipped, ', ') or 'nothing'),
-    }
-    if status.stale == true then
-      table.insert(lines, '  stale: changes pending')
-    end
-    if type(status.cache) == 'table' then
-      table.insert(lines, '  ' .. M.cache_text(status.cache))
-    end
-    if status.lastError ~= vim.NIL and status.lastError ~= nil then
-      table.insert(lines, '  last error: ' .. status.lastError)
-    end
-    for _, warning in ipairs(type(status.warnings) == 'table' and status.warnings or {}) do
-      table.insert(lines, '  warning: ' .. warning)
-    end
-    for _, hint in ipairs(type(status.hints) == 'table' and status.hints or {}) do
-      table.insert(lines, '  note: ' .. hint)
-    end
-    vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
+    M.show_report(require('ragls.format').report(statuses, os.time()))
   end,
 }
 
-local function size_text(bytes)
-  if bytes < 1024 then
-    return ('%d B'):format(bytes)
-  end
-  local value, units, unit = bytes / 1024, { 'KB', 'MB', 'GB' }, 1
-  while value >= 1024 and unit < #units do
-    value, unit = value / 1024, unit + 1
-  end
-  return ('%.1f %s'):format(value, units[unit])
+--- The stored index in one phrase (kept here for callers of the earlier API).
+M.cache_text = function(cache)
+  return require('ragls.format').cache_text(cache)
 end
 
-local function age_text(seconds)
-  if seconds < 90 then
-    return ('%d s'):format(math.floor(seconds + 0.5))
-  elseif seconds < 5400 then
-    return ('%d min'):format(math.floor(seconds / 60 + 0.5))
-  elseif seconds < 129600 then
-    return ('%d h'):format(math.floor(seconds / 3600 + 0.5))
+--- Show ``lines`` in the `ragls://status` scratch buffer (reused), in a split unless shown.
+function M.show_report(lines)
+  local buffer = vim.fn.bufnr('ragls://status')
+  if buffer == -1 then
+    buffer = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buffer, 'ragls://status')
+    vim.bo[buffer].bufhidden = 'hide'
+    vim.bo[buffer].filetype = 'markdown'
   end
-  return ('%d d'):format(math.floor(seconds / 86400 + 0.5))
-end
-
---- The stored index in one phrase (rag/status `cache`; protocol.md §10).
-function M.cache_text(cache)
-  local stored = type(cache.storedGeneration) == 'number' and ('generation ' .. cache.storedGeneration)
-    or 'nothing stored'
-  local age = type(cache.ageSeconds) == 'number' and (', written ' .. age_text(cache.ageSeconds) .. ' ago') or ''
-  local detail = (type(cache.detail) == 'string' and cache.detail ~= '') and (': ' .. cache.detail) or ''
-  return ('index on disk: %s (%s, %s%s)%s'):format(cache.state, stored, size_text(cache.bytesOnDisk or 0), age, detail)
+  vim.bo[buffer].modifiable = true
+  vim.api.nvim_buf_set_lines(buffer, 0, -1, false, lines)
+  vim.bo[buffer].modifiable = false
+  local window = vim.fn.bufwinid(buffer)
+  if window == -1 then
+    vim.cmd.split()
+    vim.api.nvim_win_set_buf(0, buffer)
+  else
+    vim.api.nvim_set_current_win(window)
+  end
 end
 
 function M.run(opts)

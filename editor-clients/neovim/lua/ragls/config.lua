@@ -55,7 +55,53 @@ function M.set(user)
   vim.validate('open_quickfix', merged.open_quickfix, 'boolean')
   vim.validate('timeout_ms', merged.timeout_ms, 'number')
   M.options = merged
+  M.cmd_set = user ~= nil and user.cmd ~= nil
   return merged
+end
+
+--- What to tell a user whose daemon cannot be found (the VS Code extension says the same).
+M.INSTALL_ADVICE = 'Install it with `pipx install <ragls checkout>` (or `pip install <ragls checkout>`'
+  .. ' into the active virtual environment), or set cmd:'
+  .. ' require("ragls").setup({ cmd = { "/path/to/.venv/bin/ragls", "serve" } })'
+
+--- The daemon's command line. A `cmd` the user set is used as given. Otherwise `ragls` is looked
+--- for in `$VIRTUAL_ENV/bin`, on PATH, then in pipx's `~/.local/bin` (often missing from a
+--- desktop session's PATH). Unlike the VS Code extension, a project's own `.venv` is not
+--- searched: Neovim has no workspace trust, and opening a file must not run a program the
+--- repository ships.
+---@return string[]|nil cmd
+---@return string|nil error  where it looked and how to install, when nothing was found
+function M.daemon_cmd()
+  local cmd = M.options.cmd
+  if M.cmd_set then
+    return cmd
+  end
+  local name = cmd[1]
+  local candidates, looked = {}, {}
+  local venv = vim.env.VIRTUAL_ENV
+  if venv ~= nil and venv ~= '' then
+    table.insert(candidates, vim.fs.joinpath(venv, 'bin', name))
+    table.insert(looked, vim.fs.joinpath(venv, 'bin'))
+  end
+  local on_path = vim.fn.exepath(name)
+  if on_path ~= '' then
+    table.insert(candidates, on_path)
+  end
+  table.insert(looked, 'PATH')
+  local home = vim.env.HOME
+  if home ~= nil and home ~= '' then
+    table.insert(candidates, vim.fs.joinpath(home, '.local', 'bin', name))
+    table.insert(looked, vim.fs.joinpath(home, '.local', 'bin'))
+  end
+  for _, candidate in ipairs(candidates) do
+    if vim.fn.executable(candidate) == 1 then
+      local found = vim.deepcopy(cmd)
+      found[1] = candidate
+      return found
+    end
+  end
+  return nil, ('the daemon (%s) was not found; looked in %s. %s'):format(name, table.concat(looked, ', '),
+    M.INSTALL_ADVICE)
 end
 
 return M

@@ -9,19 +9,22 @@ function M.check()
   else
     vim.health.error('Neovim 0.11 or newer is needed')
   end
-  local options = require('ragls.config').options
-  local executable = options.cmd[1]
-  if vim.fn.executable(executable) ~= 1 then
-    vim.health.error(('the daemon command %q is not executable'):format(executable),
-      {
-        'Install the daemon from a ragls checkout: `pip install /path/to/ragls` (or `make demo`'
-          .. ' there, which builds .venv), then put it on PATH',
-        'or point the plugin at it: require("ragls").setup({ cmd = { "/path/to/ragls/.venv/bin/ragls", "serve" } })',
-      })
+  local config = require('ragls.config')
+  local cmd, err = config.daemon_cmd()
+  if cmd == nil then
+    vim.health.error(err, {
+      'From a ragls checkout: `pipx install .` (puts `ragls` in ~/.local/bin), or `pip install .` into'
+        .. ' the virtual environment you start Neovim from',
+      'or point the plugin at it: require("ragls").setup({ cmd = { "/path/to/ragls/.venv/bin/ragls", "serve" } })',
+    })
     return
   end
-  vim.health.ok(('the daemon command %q is executable'):format(executable))
-  local version_cmd = vim.deepcopy(options.cmd)
+  if vim.fn.executable(cmd[1]) ~= 1 then
+    vim.health.error(('the daemon command %q is not executable'):format(cmd[1]), { config.INSTALL_ADVICE })
+    return
+  end
+  vim.health.ok(('the daemon: %s%s'):format(table.concat(cmd, ' '), config.cmd_set and ' (from cmd)' or ''))
+  local version_cmd = vim.deepcopy(cmd)
   if version_cmd[#version_cmd] == 'serve' then
     version_cmd[#version_cmd] = '--version'
   else

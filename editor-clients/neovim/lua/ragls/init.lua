@@ -15,8 +15,9 @@ local state = {
   client_id = nil,
   folders = {}, -- uri -> true
   progress = nil, -- last LspProgress message
-  chunks = nil,
+  sessions = {}, -- uri -> { chunks, generation, at (os.time() of the update), problems }
   updates = 0,
+  timer = nil, -- redraws the statusline every 30 s, for the age
 }
 
 local function notify_error(message)
@@ -41,12 +42,32 @@ end
 --- (User RaglsIndexUpdated) and redraw the statusline. lsp/ragls.lua routes it here too.
 function M.on_index_updated(_, result)
   state.updates = state.updates + 1
-  state.chunks = result and result.chunkCount or state.chunks
+  if type(result) == 'table' and type(result.session) == 'string' then
+    local session = state.sessions[result.session] or {}
+    session.chunks, session.generation, session.at = result.chunkCount, result.generation, os.time()
+    state.sessions[result.session] = session
+    -- What the notification does not carry (warnings, a failed run): asked for, not waited on.
+    local client = M.client()
+    if client ~= nil then
+      client:request('rag/status', { session = result.session }, function(err, status)
+        if err == nil and type(status) == 'table' then
+          session.problems = #require('ragls.format').problems(status)
+          vim.schedule(function() vim.cmd.redrawstatus({ bang = true }) end)
+        end
+      end)
+    end
+  end
   vim.api.nvim_exec_autocmds('User', { pattern = 'RaglsIndexUpdated', data = result })
   -- The statusline helper's text changed: show it now, not at the next redraw.
   vim.schedule(function()
     vim.cmd.redrawstatus({ bang = true })
   end)
+  if state.timer == nil then
+    state.timer = vim.uv.new_timer()
+    state.timer:start(30000, 30000, vim.schedule_wrap(function()
+      vim.cmd.redrawstatus({ bang = true })
+    end))
+  end
 end
 
 --- The running ragls client, if any.
@@ -95,6 +116,7 @@ local function restart_after_exit(code, signal, client_id)
     table.remove(restarts, 1)
   end
   state.client_id = nil
+  state.sessions = {}
   local folders = vim.tbl_keys(state.folders)
   table.sort(folders)
   state.folders = {}
@@ -125,9 +147,14 @@ function M.attach(root, bufnr)
   local wf = folder(root)
   local client = M.client()
   if client == nil then
+    local cmd, err = config.daemon_cmd()
+    if cmd == nil then
+      notify_error(err)
+      return
+    end
     local id = vim.lsp.start({
       name = 'ragls',
-      cmd = config.options.cmd,
+      cmd = cmd,
       root_dir = root,
       workspace_folders = { wf },
       init_options = config.options.init_options,
@@ -137,7 +164,7 @@ function M.attach(root, bufnr)
       end,
     }, { bufnr = bufnr, reuse_client = function() return false end, attach = bufnr ~= nil })
     if id == nil then
-      notify_error('could not start ' .. table.concat(config.options.cmd, ' '))
+      notify_error('could not start ' .. table.concat(cmd, ' '))
       return
     end
     state.client_id = id
@@ -260,6 +287,15 @@ function M.explain_sync(path)
   return request_sync('rag/explainPath', params)
 end
 
+--- The status of every session (rag/sessions).
+function M.sessions_sync()
+  local result, err = request_sync('rag/sessions', vim.empty_dict())
+  if result == nil then
+    return nil, err
+  end
+  return result.sessions
+end
+
 function M.status_sync()
   local params = vim.empty_dict()
   local session = current_session()
@@ -269,7 +305,8 @@ function M.status_sync()
   return request_sync('rag/status', params)
 end
 
---- A short string for the statusline: progress while indexing, the chunk count when ready.
+--- A short string for the statusline: progress while indexing; once indexed, the chunks of
+--- every folder, how long ago the newest generation went live, and a warning count.
 ---@return string
 function M.status()
   if M.client() == nil then
@@ -278,10 +315,21 @@ function M.status()
   if state.progress ~= nil then
     return 'ragls: ' .. state.progress
   end
-  if state.chunks ~= nil then
-    return ('ragls: %d chunks'):format(state.chunks)
+  local chunks, newest, problems = 0, nil, 0
+  for _, session in pairs(state.sessions) do
+    chunks = chunks + (session.chunks or 0)
+    newest = math.max(newest or session.at, session.at)
+    problems = problems + (session.problems or 0)
   end
-  return 'ragls: starting'
+  if newest == nil then
+    return 'ragls: starting'
+  end
+  local format = require('ragls.format')
+  local text = ('ragls: %s chunks · %s ago'):format(format.count(chunks), format.age_text(os.time() - newest))
+  if problems > 0 then
+    text = text .. (' · %d warning%s'):format(problems, problems == 1 and '' or 's')
+  end
+  return text
 end
 
 --- Turn daemon results into quickfix items (absolute file names, line ranges, symbol text).
