@@ -34,7 +34,14 @@ def clock() -> FakeClock:
 # `make test-fast` leaves them out.
 SLOW_FOLDERS = frozenset({"e2e", "clients"})
 SLOW_MODULES = frozenset(
-    {"test_cli.py", "test_crash.py", "test_processes.py", "test_stdio.py", "test_inspector.py"}
+    {
+        "test_cli.py",
+        "test_crash.py",
+        "test_processes.py",
+        "test_stdio.py",
+        "test_inspector.py",
+        "test_install.py",
+    }
 )
 
 
