@@ -15,7 +15,7 @@ E2E := $(VSCODE)/e2e
 INSPECTOR := tests/mcp_server/inspector
 INSPECTOR_STAMP := $(INSPECTOR)/node_modules/.installed-stamp
 
-.PHONY: demo test test-fast lint pytest vscode-test vsix vscode-e2e bench format settings clean
+.PHONY: demo test test-fast lint pytest vscode-test vsix vscode-e2e wheel bench format settings clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,10 @@ $(E2E_STAMP): $(E2E)/package-lock.json $(E2E)/node24/package-lock.json $(E2E)/in
 
 vscode-e2e: vsix $(STAMP) $(E2E_STAMP)
 	bash $(E2E)/run-e2e.sh "$(abspath $(PY))" "$(abspath $(VSCODE))/ragls.vsix"
+
+## The daemon and CLI as a wheel (dist/ragls-*.whl), to install with pipx or pip elsewhere.
+wheel: $(STAMP)
+	$(PY) -m pip wheel --no-deps --quiet -w dist .
 
 ## Benchmarks (not part of `make test`).
 bench: $(STAMP)

@@ -51,8 +51,18 @@ def test_the_wheel_installs_a_working_ragls_command(tmp_path: Path) -> None:
     # Installed alone into a folder of its own (its dependencies come from this environment).
     target = tmp_path / "installed"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet"]
-        + ["--target", str(target), str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--quiet",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
         timeout=300,

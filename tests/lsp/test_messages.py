@@ -49,5 +49,6 @@ def test_answers_are_camel_case_json() -> None:
     payload = to_json(status)
     assert (payload["fileCount"], payload["chunkCount"], payload["changedPathRuns"]) == (2, 5, 0)
     assert payload["watcher"] == {"state": "watching", "watches": 3, "detail": ""}
-    assert payload["progress"] == {"indexedFiles": 120, "totalFiles": 3000, "currentFile": "src/a.py"}
+    progress = {"indexedFiles": 120, "totalFiles": 3000, "currentFile": "src/a.py"}
+    assert payload["progress"] == progress
     assert to_json(ClosedAnswer("s", True)) == {"session": "s", "closed": True}
