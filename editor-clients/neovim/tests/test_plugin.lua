@@ -95,6 +95,17 @@ end, 20), ':Ragls index! re-indexes (as documented)')
 check(ragls.status():match('^ragls: [%d,]+ chunks · %d+ s ago$') ~= nil, 'the statusline helper shows the new generation: ' .. ragls.status())
 
 harness.clear_notices()
+vim.cmd('Ragls index')
+check(vim.wait(30000, function()
+  for _, notice in ipairs(harness.notices) do
+    if notice.message:match('^ragls: indexed %d+ files, %d+ chunks$') then
+      return true
+    end
+  end
+  return false
+end, 20), ':Ragls index (without !) indexes what changed and says so')
+
+harness.clear_notices()
 vim.cmd('Ragls explain')
 check(#harness.notices == 1 and harness.notices[1].message:match('src/wildlife%.py is indexed %(1 chunks%)') ~= nil,
   ':Ragls explain on the current buffer')
