@@ -103,6 +103,16 @@ def read_checked(path: Path, entry: dict[str, Any]) -> bytearray:
     return data
 
 
+def check_bytes(data: bytearray, entry: dict[str, Any], name: str) -> bytearray:
+    """``data`` if its size and checksum are the ones ``entry`` gives (a part read from a
+    server-backed store), else CorruptFile."""
+    if len(data) != entry.get("bytes"):
+        raise CorruptFile(f"{name} has {len(data)} bytes, the manifest says {entry.get('bytes')}")
+    if sha256_of(data) != entry.get("sha256"):
+        raise CorruptFile(f"{name} fails its checksum")
+    return data
+
+
 def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArray[Any]:
     dtype = entry.get("dtype")
     if dtype not in ARRAY_DTYPES:

@@ -1,0 +1,399 @@
+"""A generation store in PostgreSQL: one index for a team or a CI fleet (docs/storage.md).
+
+The same contract as the embedded store (:mod:`ragls.store.interface`), over three tables
+created and migrated by this module (``ragls_schema`` holds the schema version; a database of a
+newer schema is refused, not guessed at):
+
+* ``ragls_generations``: one row per written generation, keyed by ``(repository, ref)`` (a
+  repository identity and a commit, or any name the publisher chose), with its manifest (format,
+  codec, configuration fingerprint, each part's size and SHA-256);
+* ``ragls_parts``: the parts' bytes, in pieces of at most 32 MiB (a ``bytea`` holds 1 GB at
+  most, and a large corpus's parts pass that);
+* ``ragls_published``: the pointer, one row per key.
+
+``save`` inserts the generation and its parts and updates the pointer in one transaction, then
+deletes the key's other generations in the same transaction: readers see the old generation or
+the new one, never a mix, and a writer killed at any moment leaves the previous one published
+(its transaction is rolled back). ``load`` reads pointer, manifest and parts inside one
+repeatable-read transaction, so a generation deleted meanwhile stays visible to it; every part's
+size and checksum are checked before it is decoded.
+
+One writer per key: ``acquire`` takes a session-level advisory lock on a connection kept open
+while this process writes (released by the server when the connection or the process dies);
+the connection's ``application_name`` carries the pid, so others can say who writes.
+
+A store opened to *consume* (``refs`` given) never writes: it loads the first of ``refs`` (the
+checkout's commit, then its ancestors) that has a published generation, and the service keeps
+local changes in memory on top of it.
+
+The DSN is never logged: :attr:`location` shows host, port, database and key only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ragls.errors import StoreError
+from ragls.store import files
+from ragls.store.files import CorruptFile
+from ragls.store.interface import LoadResult, Snapshot, StoreInfo
+
+try:  # the optional extra ragls[postgres]
+    import psycopg
+    from psycopg import conninfo as _conninfo
+except ImportError:  # pragma: no cover - exercised without the extra installed
+    psycopg = None  # type: ignore[assignment]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+FORMAT_VERSION = 1
+PIECE_BYTES = 32 * 1024 * 1024
+_MIGRATION_LOCK = 0x7261676C73  # "ragls": serialises schema creation across processes
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS ragls_schema (version integer NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS ragls_generations (
+        id bigserial PRIMARY KEY,
+        repository text NOT NULL,
+        ref text NOT NULL,
+        generation integer NOT NULL,
+        config_key text NOT NULL,
+        created double precision NOT NULL,
+        manifest jsonb NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS ragls_generations_key ON ragls_generations (repository, ref)",
+    """CREATE TABLE IF NOT EXISTS ragls_parts (
+        generation_id bigint NOT NULL REFERENCES ragls_generations (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        piece integer NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (generation_id, name, piece))""",
+    """CREATE TABLE IF NOT EXISTS ragls_published (
+        repository text NOT NULL,
+        ref text NOT NULL,
+        generation_id bigint NOT NULL REFERENCES ragls_generations (id),
+        published_at double precision NOT NULL,
+        PRIMARY KEY (repository, ref))""",
+)
+
+
+def _require_driver() -> None:
+    if psycopg is None:
+        raise StoreError(
+            "a postgresql:// store needs the optional extra: pip install 'ragls[postgres]'"
+        )
+
+
+def safe_location(dsn: str) -> str:
+    """host:port/database of ``dsn`` without user or password (what logs and status show)."""
+    _require_driver()
+    try:
+        parts = _conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return "postgresql://(unparsable DSN)"
+    host = parts.get("host") or "localhost"
+    port = parts.get("port") or "5432"
+    return f"postgresql://{host}:{port}/{parts.get('dbname') or ''}"
+
+
+def lock_key(repository: str, ref: str) -> int:
+    """The advisory lock key of ``(repository, ref)``: 64 signed bits of their SHA-256."""
+    digest = hashlib.sha256(f"{repository}\0{ref}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def migrate(connection: Any) -> None:
+    """Create or upgrade the schema (idempotent; concurrent callers take turns); StoreError if
+    the database's schema is newer than this ragls knows."""
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        for statement in _SCHEMA:
+            connection.execute(statement)
+        row = connection.execute("SELECT max(version) FROM ragls_schema").fetchone()
+        version = row[0] if row else None
+        if version is None:
+            connection.execute("INSERT INTO ragls_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+        elif version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the database holds ragls schema {version}; this ragls knows schema "
+                f"{SCHEMA_VERSION} and will not touch it: upgrade ragls"
+            )
+
+
+class PostgresStore:
+    """The generations of ``repository`` at ``ref`` in the database at ``dsn``.
+
+    ``refs`` (consume mode): the refs to load from, best first (a commit and its ancestors);
+    such a store never becomes the writer. Without it, the store publishes under ``ref``.
+    """
+
+    def __init__(
+        self, dsn: str, repository: str, ref: str, *, refs: Sequence[str] | None = None
+    ) -> None:
+        _require_driver()
+        self._dsn = dsn
+        self.repository = repository
+        self.ref = ref
+        self.refs = list(refs) if refs is not None else None
+        self._lock: Any = None  # the connection holding the advisory lock
+        self._migrated = False
+        self._loaded_ref: str | None = None
+
+    @property
+    def location(self) -> str:
+        return f"{safe_location(self._dsn)} {self.repository}@{self.ref}"
+
+    def _connect(self) -> Any:
+        try:
+            connection = psycopg.connect(
+                self._dsn, application_name=f"ragls pid {os.getpid()}", connect_timeout=10
+            )
+        except psycopg.Error as error:
+            raise StoreError(f"cannot connect to {safe_location(self._dsn)}: {error}") from None
+        if not self._migrated:
+            try:
+                migrate(connection)
+            except BaseException:
+                connection.close()
+                raise
+            self._migrated = True
+        return connection
+
+    # -- the writer lock -----------------------------------------------------------------------
+
+    def acquire(self) -> bool:
+        if self.refs is not None:
+            return False  # a consumer keeps its changes in memory
+        if self._lock is not None and not self._lock.closed:
+            return True
+        connection = self._connect()
+        connection.autocommit = True
+        try:
+            row = connection.execute(
+                "SELECT pg_try_advisory_lock(%s)", (lock_key(self.repository, self.ref),)
+            ).fetchone()
+        except psycopg.Error as error:
+            connection.close()
+            raise StoreError(f"cannot take the writer lock: {error}") from None
+        if row is None or not row[0]:
+            connection.close()
+            return False
+        self._lock = connection
+        return True
+
+    def release(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            with contextlib.suppress(psycopg.Error):
+                lock.close()  # the server releases a session lock with its connection
+
+    def _owner_pid(self, connection: Any) -> int | None:
+        key = lock_key(self.repository, self.ref) & 0xFFFFFFFFFFFFFFFF
+        row = connection.execute(
+            """SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+               WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %s AND l.objid = %s
+               AND l.objsubid = 1""",
+            (key >> 32, key & 0xFFFFFFFF),
+        ).fetchone()
+        if row and isinstance(row[0], str) and row[0].startswith("ragls pid "):
+            try:
+                return int(row[0].split()[-1])
+            except ValueError:
+                return None
+        return None
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def load(self, config_key: str) -> LoadResult:
+        try:
+            connection = self._connect()
+        except StoreError as error:
+            return LoadResult(None, str(error))
+        try:
+            with connection.transaction():
+                connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                return self._load(connection, config_key)
+        except (CorruptFile, ValueError, KeyError, TypeError) as error:
+            return LoadResult(None, f"the stored generation is unusable: {error}", True)
+        except psycopg.Error as error:
+            return LoadResult(None, f"the database cannot be read: {error}")
+        finally:
+            connection.close()
+
+    def _load(self, connection: Any, config_key: str) -> LoadResult:
+        refs = self.refs if self.refs is not None else [self.ref]
+        rows = connection.execute(
+            """SELECT p.ref, g.id, g.generation, g.config_key, g.created, g.manifest
+               FROM ragls_published p JOIN ragls_generations g ON g.id = p.generation_id
+               WHERE p.repository = %s AND p.ref = ANY(%s)""",
+            (self.repository, refs),
+        ).fetchall()
+        by_ref = {row[0]: row for row in rows}
+        chosen = next((by_ref[ref] for ref in refs if ref in by_ref), None)
+        if chosen is None:
+            return LoadResult(None, f"no generation of {self.repository} is stored for {self.ref}")
+        ref, generation_id, generation, stored_key, created, manifest = chosen
+        if manifest.get("format") != FORMAT_VERSION:
+            reason = f"it has format {manifest.get('format')}, this ragls reads {FORMAT_VERSION}"
+            return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+        if manifest.get("codec") != files.CODEC:
+            reason = f"it was written by {manifest.get('codec')}, this is {files.CODEC}"
+            return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+        if stored_key != config_key:
+            reason = "the configuration changed since it was written"
+            return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+        pieces: dict[str, bytearray] = {}
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT name, data FROM ragls_parts WHERE generation_id = %s ORDER BY name, piece",
+                (generation_id,),
+            )
+            for name, data in cursor:
+                pieces.setdefault(name, bytearray()).extend(data)
+        arrays: dict[str, Any] = {}
+        objects: dict[str, object] = {}
+        for part, entry in manifest["parts"].items():
+            if part not in pieces:
+                raise CorruptFile(f"{part} is missing")
+            raw = files.check_bytes(pieces[part], entry, part)
+            if entry.get("kind") == "array":
+                arrays[part] = files.decode_array(raw, entry, part)
+            elif entry.get("kind") == "object":
+                objects[part] = files.decode_object(raw, part)
+            else:
+                raise CorruptFile(f"{part} is of unknown kind {entry.get('kind')!r}")
+        self._loaded_ref = ref
+        return LoadResult(Snapshot(int(generation), config_key, arrays, objects, float(created)))
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def save(self, snapshot: Snapshot) -> None:
+        if self._lock is None or self._lock.closed:
+            raise StoreError(f"{self.location} is not written by this process")
+        parts: dict[str, dict[str, Any]] = {}
+        payload: list[tuple[str, bytes | memoryview]] = []
+        for part, array in snapshot.arrays.items():
+            data, entry = files.encode_array(array)
+            parts[part] = entry
+            payload.append((part, data))
+        for part, value in snapshot.objects.items():
+            if part in parts:
+                raise ValueError(f"part {part!r} is both an array and an object")
+            encoded, entry = files.encode_object(value)
+            parts[part] = entry
+            payload.append((part, encoded))
+        created = time.time()
+        manifest = {
+            "format": FORMAT_VERSION,
+            "codec": files.CODEC,
+            "config": snapshot.config_key,
+            "generation": snapshot.generation,
+            "created": created,
+            "parts": parts,
+        }
+        connection = self._connect()
+        try:
+            with connection.transaction():
+                row = connection.execute(
+                    """INSERT INTO ragls_generations
+                       (repository, ref, generation, config_key, created, manifest)
+                       VALUES (%s, %s, %s, %s, %s, %s) RETURNING id""",
+                    (
+                        self.repository,
+                        self.ref,
+                        snapshot.generation,
+                        snapshot.config_key,
+                        created,
+                        json.dumps(manifest),
+                    ),
+                ).fetchone()
+                generation_id = row[0]
+                with connection.cursor().copy(
+                    "COPY ragls_parts (generation_id, name, piece, data) FROM STDIN"
+                ) as copy:
+                    for part, content in payload:
+                        view = memoryview(content).cast("B")
+                        starts = range(0, max(len(view), 1), PIECE_BYTES)
+                        for piece, start in enumerate(starts):
+                            chunk = bytes(view[start : start + PIECE_BYTES])
+                            copy.write_row((generation_id, part, piece, chunk))
+                connection.execute(
+                    """INSERT INTO ragls_published (repository, ref, generation_id, published_at)
+                       VALUES (%s, %s, %s, %s) ON CONFLICT (repository, ref)
+                       DO UPDATE SET generation_id = EXCLUDED.generation_id,
+                                     published_at = EXCLUDED.published_at""",
+                    (self.repository, self.ref, generation_id, created),
+                )
+                connection.execute(
+                    """DELETE FROM ragls_generations
+                       WHERE repository = %s AND ref = %s AND id <> %s""",
+                    (self.repository, self.ref, generation_id),
+                )
+        except psycopg.Error as error:
+            raise StoreError(f"writing the index to {self.location} failed: {error}") from None
+        finally:
+            connection.close()
+
+    def discard(self) -> None:
+        if self._lock is None or self._lock.closed:
+            return
+        try:
+            connection = self._connect()
+        except StoreError as error:
+            log.warning("could not discard %s: %s", self.location, error)
+            return
+        try:
+            with connection.transaction():
+                connection.execute(
+                    "DELETE FROM ragls_published WHERE repository = %s AND ref = %s",
+                    (self.repository, self.ref),
+                )
+                connection.execute(
+                    "DELETE FROM ragls_generations WHERE repository = %s AND ref = %s",
+                    (self.repository, self.ref),
+                )
+        except psycopg.Error as error:
+            log.warning("could not discard %s: %s", self.location, error)
+        finally:
+            connection.close()
+
+    # -- status --------------------------------------------------------------------------------
+
+    def info(self) -> StoreInfo:
+        writer = self._lock is not None and not self._lock.closed
+        try:
+            connection = self._connect()
+        except StoreError:
+            return StoreInfo(location=self.location, writer=writer)
+        try:
+            refs = self.refs if self.refs is not None else [self.ref]
+            row = connection.execute(
+                """SELECT g.generation, p.published_at,
+                          (SELECT coalesce(sum(octet_length(data)), 0) FROM ragls_parts
+                           WHERE generation_id = g.id)
+                   FROM ragls_published p JOIN ragls_generations g ON g.id = p.generation_id
+                   WHERE p.repository = %s AND p.ref = %s""",
+                (self.repository, self._loaded_ref or refs[0]),
+            ).fetchone()
+            owner = None if writer or self.refs is not None else self._owner_pid(connection)
+        except psycopg.Error:
+            return StoreInfo(location=self.location, writer=writer)
+        finally:
+            connection.close()
+        if row is None:
+            return StoreInfo(location=self.location, writer=writer, owner_pid=owner)
+        return StoreInfo(
+            location=self.location,
+            bytes_on_disk=int(row[2]),
+            generation=int(row[0]),
+            written_at=float(row[1]),
+            writer=writer,
+            owner_pid=owner,
+        )
