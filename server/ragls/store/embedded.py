@@ -131,16 +131,10 @@ class EmbeddedStore:
             if manifest.get("config") != config_key:
                 reason = "the configuration changed since it was written"
                 return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-            arrays: dict[str, Any] = {}
-            objects: dict[str, object] = {}
-            for part, entry in manifest["parts"].items():
-                raw = files.read_checked(generation / _part_file(part), entry)
-                if entry.get("kind") == "array":
-                    arrays[part] = files.decode_array(raw, entry, part)
-                elif entry.get("kind") == "object":
-                    objects[part] = files.decode_object(raw, part)
-                else:
-                    raise CorruptFile(f"{part} is of unknown kind {entry.get('kind')!r}")
+            arrays, objects = files.decode_parts(
+                manifest["parts"],
+                lambda part, entry: files.read_checked(generation / _part_file(part), entry),
+            )
         snapshot = Snapshot(
             int(manifest["generation"]),
             config_key,

@@ -16,6 +16,7 @@ import hashlib
 import marshal
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,23 @@ def check_bytes(data: bytearray, entry: dict[str, Any], name: str) -> bytearray:
     if sha256_of(data) != entry.get("sha256"):
         raise CorruptFile(f"{name} fails its checksum")
     return data
+
+
+def decode_parts(
+    parts: dict[str, dict[str, Any]], read: Callable[[str, dict[str, Any]], bytearray]
+) -> tuple[dict[str, npt.NDArray[Any]], dict[str, object]]:
+    """A manifest's parts decoded: ``read(name, entry)`` gives each part's checked bytes."""
+    arrays: dict[str, npt.NDArray[Any]] = {}
+    objects: dict[str, object] = {}
+    for part, entry in parts.items():
+        raw = read(part, entry)
+        if entry.get("kind") == "array":
+            arrays[part] = decode_array(raw, entry, part)
+        elif entry.get("kind") == "object":
+            objects[part] = decode_object(raw, part)
+        else:
+            raise CorruptFile(f"{part} is of unknown kind {entry.get('kind')!r}")
+    return arrays, objects
 
 
 def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArray[Any]:

@@ -257,18 +257,13 @@ class PostgresStore:
             )
             for name, data in cursor:
                 pieces.setdefault(name, bytearray()).extend(data)
-        arrays: dict[str, Any] = {}
-        objects: dict[str, object] = {}
-        for part, entry in manifest["parts"].items():
+
+        def read(part: str, entry: dict[str, Any]) -> bytearray:
             if part not in pieces:
                 raise CorruptFile(f"{part} is missing")
-            raw = files.check_bytes(pieces[part], entry, part)
-            if entry.get("kind") == "array":
-                arrays[part] = files.decode_array(raw, entry, part)
-            elif entry.get("kind") == "object":
-                objects[part] = files.decode_object(raw, part)
-            else:
-                raise CorruptFile(f"{part} is of unknown kind {entry.get('kind')!r}")
+            return files.check_bytes(pieces[part], entry, part)
+
+        arrays, objects = files.decode_parts(manifest["parts"], read)
         self._loaded_ref = ref
         return LoadResult(Snapshot(int(generation), config_key, arrays, objects, float(created)))
 
