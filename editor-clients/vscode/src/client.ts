@@ -56,7 +56,6 @@ export class RaglsClient implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   private readonly restarts = new RestartPolicy();
   private readonly listeners: vscode.Disposable[] = [];
-  private statuses: Status[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly output: vscode.LogOutputChannel) {
@@ -80,18 +79,19 @@ export class RaglsClient implements vscode.Disposable {
     clearTimeout(this.refreshTimer);
     const api = this.ragls;
     if (!api) return;
+    let statuses: Status[];
     try {
-      this.statuses = await api.sessions();
+      statuses = await api.sessions();
     } catch {
       return; // the daemon went away: onDidChangeState says so
     }
     if (this.ragls !== api) return;
-    const summary = summarize(this.statuses, Date.now());
+    const summary = summarize(statuses, Date.now());
     this.status.text = summary.text;
     this.status.tooltip = summary.tooltip;
     this.status.backgroundColor = summary.warning ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.status.show();
-    const busy = this.statuses.length === 0 || this.statuses.some((s) => s.indexing || s.stale || s.generation === 0);
+    const busy = statuses.length === 0 || statuses.some((s) => s.indexing || s.stale || s.generation === 0);
     this.refreshTimer = setTimeout(() => void this.refresh(), busy ? BUSY_REFRESH_MS : IDLE_REFRESH_MS);
   }
 

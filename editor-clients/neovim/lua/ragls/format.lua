@@ -97,6 +97,17 @@ function M.report(statuses, now)
   if #statuses == 0 then
     vim.list_extend(out, { 'No project is open, so nothing is indexed.', '' })
   end
+  -- A heading and a bullet list, left out when there is nothing to list.
+  local function section(title, items)
+    if type(items) ~= 'table' or #items == 0 then
+      return
+    end
+    vim.list_extend(out, { '### ' .. title, '' })
+    for _, item in ipairs(items) do
+      table.insert(out, '- ' .. item)
+    end
+    table.insert(out, '')
+  end
   for _, s in ipairs(statuses) do
     local root = present(s.root) and s.root or s.session
     local at = M.utc_seconds(s.lastIndexTime)
@@ -137,28 +148,9 @@ function M.report(statuses, now)
       end
       vim.list_extend(out, { '', 'For one file, run :Ragls explain {path}.', '' })
     end
-    local problems = M.problems(s)
-    if #problems > 0 then
-      vim.list_extend(out, { '### Problems', '' })
-      for _, p in ipairs(problems) do
-        table.insert(out, '- ' .. p)
-      end
-      table.insert(out, '')
-    end
-    if type(s.errors) == 'table' and #s.errors > 0 then
-      vim.list_extend(out, { '### Files that could not be read', '' })
-      for _, e in ipairs(s.errors) do
-        table.insert(out, '- ' .. e)
-      end
-      table.insert(out, '')
-    end
-    if type(s.hints) == 'table' and #s.hints > 0 then
-      vim.list_extend(out, { '### Notes', '' })
-      for _, h in ipairs(s.hints) do
-        table.insert(out, '- ' .. h)
-      end
-      table.insert(out, '')
-    end
+    section('Problems', M.problems(s))
+    section('Files that could not be read', s.errors)
+    section('Notes', s.hints)
   end
   return out
 end

@@ -15,7 +15,7 @@ local state = {
   client_id = nil,
   folders = {}, -- uri -> true
   progress = nil, -- last LspProgress message
-  sessions = {}, -- uri -> { chunks, generation, at (os.time() of the update), problems }
+  sessions = {}, -- uri -> { chunks, at (os.time() of the update), problems }
   updates = 0,
   timer = nil, -- redraws the statusline every 30 s, for the age
 }
@@ -44,7 +44,7 @@ function M.on_index_updated(_, result)
   state.updates = state.updates + 1
   if type(result) == 'table' and type(result.session) == 'string' then
     local session = state.sessions[result.session] or {}
-    session.chunks, session.generation, session.at = result.chunkCount, result.generation, os.time()
+    session.chunks, session.at = result.chunkCount, os.time()
     state.sessions[result.session] = session
     -- What the notification does not carry (warnings, a failed run): asked for, not waited on.
     local client = M.client()
