@@ -41,6 +41,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 pytest: $(STAMP) $(INSPECTOR_STAMP)
+	bash tests/store/install-postgres.sh
 	$(PY) -m pytest -q
 
 ## The MCP Inspector (npm), whose CLI mode a test drives against `ragls mcp`.

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from ragls import __version__
 from ragls.cli_batch import answer_queries
 from ragls.core.documents import SearchResult
-from ragls.errors import RaglsError
+from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.explain import explain_path
 from ragls.ingest.ingestion import FileIngestionService
@@ -32,6 +32,7 @@ from ragls.service.options import WorkspaceOptions
 from ragls.service.pipelines import PIPELINES, WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.service.status import IndexProgress, IndexStatus
+from ragls.service.stores import DEFAULT_KEEP, Publication, check_store
 from ragls.service.workspace import Workspace
 
 CLI_SESSION = "cli"
@@ -72,13 +73,17 @@ class _Session:
     from the stored index of PATH (SPEC §11) unless ``--no-cache``, reconciled with the files,
     and saved when the command is done (after its answer is printed)."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, publication: Publication | None = None) -> None:
+        if args.store is not None and args.no_cache:
+            raise InvalidArgumentError("--store and --no-cache contradict each other")
         options = WorkspaceOptions(
             include=tuple(args.include or ()),
             exclude=tuple(args.exclude or ()),
             pipeline=args.pipeline,
             watch=False,
             persistence_enabled=not args.no_cache,
+            persistence_store=None if args.store is None else check_store(args.store),
+            publication=publication,
         )
         self.workspace = Workspace(options)
         root = Path(args.path).expanduser()
@@ -143,8 +148,33 @@ def _warn(service: RagService) -> None:
 
 
 def command_index(args: argparse.Namespace) -> int:
-    with _Session(args) as session:
-        return _report_index(session, args)
+    publication = None
+    if args.store is not None:
+        if args.keep is not None and args.keep < 0:
+            raise InvalidArgumentError(f"--keep must be 0 (keep all) or more, got {args.keep}")
+        keep = DEFAULT_KEEP if args.keep is None else (args.keep or None)
+        publication = Publication(args.repository, args.ref, keep)
+    elif args.repository or args.ref or args.keep is not None:
+        raise InvalidArgumentError("--repository, --ref and --keep need --store")
+    with _Session(args, publication) as session:
+        code = _report_index(session, args)
+        return _publish(session) if publication is not None else code
+
+
+def _publish(session: _Session) -> int:
+    """Write the generation under the checkout's commit now (even when nothing changed since
+    the ancestor it started from: that commit must be findable) and say where it went."""
+    persistence = session.service.persistence
+    if persistence is None:
+        raise InvalidArgumentError("publishing needs persistence")
+    persistence.changed()
+    if not persistence.flush():
+        stored = persistence.status()
+        print(f"ragls: publishing failed: {stored.detail or stored.state}", file=sys.stderr)
+        return 1
+    stored = persistence.status()
+    print(f"published generation {stored.stored_generation} to {stored.location}", file=sys.stderr)
+    return 0
 
 
 def _report_index(session: _Session, args: argparse.Namespace) -> int:
@@ -504,6 +534,13 @@ def source(command: argparse.ArgumentParser, *, searched: bool = True) -> None:
     if not searched:
         return
     command.add_argument(
+        "--store",
+        metavar="URI",
+        help="a team index in PostgreSQL (postgresql://...; default $RAGLS_STORE_FILE's first "
+        "line, else $RAGLS_STORE, else the embedded cache): index publishes to it, search and "
+        "context consume it (docs/storage.md)",
+    )
+    command.add_argument(
         "--no-cache",
         action="store_true",
         help="neither load nor store the folder's index (a cold, in-memory run)",
@@ -524,6 +561,17 @@ def build_parser() -> argparse.ArgumentParser:
     index = commands.add_parser("index", help="index a folder and print a summary")
     source(index)
     index.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
+    index.add_argument(
+        "--repository", help="with --store: publish under this name (default: the git remote)"
+    )
+    index.add_argument("--ref", help="with --store: publish under this ref (default: HEAD)")
+    index.add_argument(
+        "--keep",
+        type=int,
+        metavar="N",
+        help=f"with --store: keep the newest N published commits of the repository (default "
+        f"{DEFAULT_KEEP}; 0 keeps all)",
+    )
     index.set_defaults(run=command_index)
 
     search = commands.add_parser("search", help="index a folder and search it")

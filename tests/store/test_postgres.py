@@ -10,7 +10,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -37,13 +36,9 @@ if pgcluster.binaries() is None:
 from ragls.store.postgres import SCHEMA_VERSION, PostgresStore, safe_location  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def dsn() -> Iterator[str]:
-    cluster = pgcluster.start()
-    try:
-        yield cluster.dsn
-    finally:
-        cluster.stop()
+@pytest.fixture
+def dsn(postgres_dsn: str) -> str:
+    return postgres_dsn
 
 
 def key() -> str:

@@ -23,6 +23,7 @@ export const DAEMON_SETTINGS = [
   'allowedRoots',
   'persistence.enabled',
   'persistence.cacheDir',
+  'persistence.store',
   'debounceMs',
   'rescanIntervalSeconds',
 ] as const;

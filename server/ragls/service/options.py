@@ -21,6 +21,7 @@ from ragls.ingest.ignore.defaults import READMITTABLE_DIRS
 from ragls.ingest.limits import Limits
 from ragls.service.pipelines import WORKSPACE
 from ragls.service.settings_schema import BY_KEY, GROUPS, SETTINGS, check
+from ragls.service.stores import Publication, check_store
 
 
 def _snake(name: str) -> str:
@@ -42,6 +43,7 @@ CONVERT: dict[str, Callable[[Any], Any]] = {
     "bm25.ttlSeconds": lambda ttl: None if ttl is None else float(ttl),
     "rescanIntervalSeconds": float,
     "synonyms": lambda table: None if table is None else SynonymTable.from_mapping(table),
+    "persistence.store": lambda value: None if value is None else check_store(value),
 }
 
 
@@ -65,6 +67,9 @@ class WorkspaceOptions:
     secret_names: tuple[str, ...] = ()
     persistence_enabled: bool = True
     persistence_cache_dir: str | None = None
+    persistence_store: str | None = None  # None: from the environment (ragls.service.stores)
+    # Not a setting: what `ragls index --store` publishes under (None: consume, never write).
+    publication: Publication | None = None
 
 
 def _flatten(raw: Mapping[str, Any], errors: list[str]) -> dict[str, Any]:

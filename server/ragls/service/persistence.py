@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from ragls.errors import StoreError
 from ragls.service.status import PersistenceStatus
-from ragls.store.interface import GenerationStore, LoadResult
+from ragls.store.interface import GenerationStore, LoadResult, StoreInfo
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class Persistence:
         except StoreError as error:
             self._set("failed", str(error))
             return False
-        self._set("reader", _owner_text(self.store.info().owner_pid))
+        self._set("reader", _reader_text(self.store.info()))
         return False
 
     def load(self, config_key: str) -> LoadResult:
@@ -212,8 +212,8 @@ class Persistence:
     def status(self) -> PersistenceStatus:
         info = self.store.info()
         state, detail = self.state, self.detail
-        if state == "reader" or (not info.writer and info.owner_pid is not None):
-            state, detail = "reader", _owner_text(info.owner_pid)
+        if state == "reader" or (not info.writer and (info.owner_pid is not None or info.note)):
+            state, detail = "reader", _reader_text(info)
         return PersistenceStatus(
             state=state,
             location=info.location,
@@ -226,6 +226,10 @@ class Persistence:
             loaded_generation=self.loaded_generation,
             load_seconds=self.load_seconds,
         )
+
+
+def _reader_text(info: StoreInfo) -> str:
+    return info.note or _owner_text(info.owner_pid)
 
 
 def _owner_text(owner: int | None) -> str:

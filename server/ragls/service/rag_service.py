@@ -522,6 +522,8 @@ class RagService:
     ) -> None:
         try:
             state = snapshot.from_snapshot(stored)
+            if state.root != str(config.path) and persistence.store.shared:
+                state = snapshot.relocated(state, str(config.path))
             if state.root != str(config.path):
                 raise ValueError(f"it is the index of {state.root}, not of {config.path}")
             with self._commit_lock:

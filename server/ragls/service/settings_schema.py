@@ -200,6 +200,16 @@ SETTINGS: tuple[Setting, ...] = (
         nullable=True,
     ),
     Setting(
+        "persistence.store",
+        "string",
+        None,
+        "Which store holds the index: `embedded` (the cache folder) or a `postgresql://` URI of "
+        "a team index to consume (docs/storage.md); keep the password in `~/.pgpass`. Unset: "
+        "`$RAGLS_STORE_FILE`'s first line, else `$RAGLS_STORE`, else `embedded`. Sessions "
+        "opened later.",
+        nullable=True,
+    ),
+    Setting(
         "debounceMs",
         "integer",
         200,

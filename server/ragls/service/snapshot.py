@@ -93,6 +93,16 @@ def config_key(
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def relocated(state: ServiceState, root: str) -> ServiceState:
+    """``state`` as the index of ``root``: a shared store's generation written by another
+    checkout of the same repository (chunk ids, file records and metadata are relative to the
+    root; only the root itself, the source's path and the status's indexed path are not)."""
+    status = dict(state.status)
+    status["indexed_path"] = root
+    source = None if state.source is None else dict(state.source, path=root)
+    return dataclasses.replace(state, root=root, status=status, source=source)
+
+
 def to_snapshot(state: ServiceState, key: str) -> Snapshot:
     arrays: dict[str, Any] = {}
     objects: dict[str, object] = {

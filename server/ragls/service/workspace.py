@@ -7,10 +7,11 @@ A named session (an assistant without a folder) indexes what it is told to, unwa
 that name no session go to the first workspace folder, or to a session called ``default`` when
 there is no folder.
 
-A session opened with a root keeps its index in the embedded generation store unless the
-``persistence.enabled`` setting is off (SPEC §11, :mod:`ragls.service.persistence`): its first run
-starts from the stored generation, and closing the session (or the workspace) saves what is not
-saved yet before the session is dropped.
+A session opened with a root keeps its index in a generation store unless the
+``persistence.enabled`` setting is off (SPEC §11, :mod:`ragls.service.persistence`): the embedded
+one by default, or a team index in PostgreSQL (chosen in :mod:`ragls.service.stores`). Its first
+run starts from the stored generation, and closing the session (or the workspace) saves what is
+not saved yet before the session is dropped.
 
 The change feed is injected: :class:`Workspace` takes a factory that builds one for a root
 (the daemon passes its watchdog watcher; tests pass a fake; ``None`` leaves folders unwatched),
@@ -28,7 +29,7 @@ from typing import Protocol
 from urllib.parse import unquote, urlparse
 
 from ragls.core.bm25 import BM25Stream
-from ragls.errors import InvalidArgumentError
+from ragls.errors import InvalidArgumentError, StoreError
 from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.service.confinement import check_folder, check_index_path
@@ -39,7 +40,9 @@ from ragls.service.pipelines import pipeline_named
 from ragls.service.rag_service import RagService
 from ragls.service.scheduler import IndexArguments, IndexJob, SessionIndexer
 from ragls.service.status import IndexStatus
+from ragls.service.stores import open_store, store_target
 from ragls.store.embedded import EmbeddedStore
+from ragls.store.interface import GenerationStore
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +139,7 @@ class Workspace:
         options = self.options
         persistence = None
         if root is not None and options.persistence_enabled:
-            persistence = Persistence(EmbeddedStore(root, options.persistence_cache_dir))
+            persistence = Persistence(self._open_store(root))
         pipeline = pipeline_named(options.pipeline)
         bm25 = None  # the service builds what its pipeline needs: unbounded (SPEC §3)
         if pipeline.bm25 > 0:
@@ -148,6 +151,21 @@ class Workspace:
         )
         service.set_synonyms(options.synonyms)
         return service
+
+    def _open_store(self, root: Path) -> GenerationStore:
+        """The session's store (ragls.service.stores). A publication that cannot be made
+        raises; a consumer whose store cannot be opened keeps its index in the embedded store,
+        with the reason logged (the editor stays usable)."""
+        options = self.options
+        if options.publication is not None:
+            target = store_target(options.persistence_store)
+            return open_store(target, root, options.persistence_cache_dir, options.publication)
+        try:
+            target = store_target(options.persistence_store)
+            return open_store(target, root, options.persistence_cache_dir)
+        except (InvalidArgumentError, StoreError) as error:
+            log.error("%s; keeping the index of %s in the embedded store", error, root)
+            return EmbeddedStore(root, options.persistence_cache_dir)
 
     def index_arguments(self) -> IndexArguments:
         options = self.options

@@ -70,6 +70,10 @@ class EmbeddedStore:
     def location(self) -> str:
         return str(self.folder)
 
+    @property
+    def shared(self) -> bool:
+        return False  # one folder per workspace path
+
     # -- the writer lock -----------------------------------------------------------------------
 
     def _prepare(self) -> None:

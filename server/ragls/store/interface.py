@@ -57,6 +57,7 @@ class StoreInfo:
     written_at: float | None = None  # seconds since the epoch
     writer: bool = False  # whether this process may write
     owner_pid: int | None = None  # the writer's pid when another process is the writer
+    note: str = ""  # why this process only reads, when the store says so (a shared index)
 
 
 class GenerationStore(Protocol):
@@ -64,6 +65,12 @@ class GenerationStore(Protocol):
 
     @property
     def location(self) -> str: ...
+
+    @property
+    def shared(self) -> bool:
+        """Whether generations are shared between checkouts (a team store): then a generation
+        written for the same repository at another path is used, relocated to this root."""
+        ...
 
     def acquire(self) -> bool:
         """Become the writer unless another live process is; True if this process is."""

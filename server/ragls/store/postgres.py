@@ -22,9 +22,10 @@ One writer per key: ``acquire`` takes a session-level advisory lock on a connect
 while this process writes (released by the server when the connection or the process dies);
 the connection's ``application_name`` carries the pid, so others can say who writes.
 
-A store opened to *consume* (``refs`` given) never writes: it loads the first of ``refs`` (the
-checkout's commit, then its ancestors) that has a published generation, and the service keeps
-local changes in memory on top of it.
+A store loads the first of ``refs`` (the checkout's commit, then its ancestors) that has a
+published generation. One opened to *consume* never writes: the service keeps local changes in
+memory on top of what it loaded. One opened to *publish* writes under its own ``ref``. Stores
+are :attr:`shared`: a generation published from one checkout is used at another path.
 
 The DSN is never logged: :attr:`location` shows host, port, database and key only.
 """
@@ -56,6 +57,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 FORMAT_VERSION = 1
 PIECE_BYTES = 32 * 1024 * 1024
+INFO_SECONDS = 10.0
 _MIGRATION_LOCK = 0x7261676C73  # "ragls": serialises schema creation across processes
 
 _SCHEMA = (
@@ -130,25 +132,49 @@ def migrate(connection: Any) -> None:
 class PostgresStore:
     """The generations of ``repository`` at ``ref`` in the database at ``dsn``.
 
-    ``refs`` (consume mode): the refs to load from, best first (a commit and its ancestors);
-    such a store never becomes the writer. Without it, the store publishes under ``ref``.
+    ``refs``: the refs to load from, best first (the checkout's commit, then its ancestors);
+    default ``[ref]``. ``publish``: whether this process may write under ``ref`` (default: only
+    when ``refs`` is not given; a consumer keeps its changes in memory). A publisher that loads
+    an ancestor's generation reconciles it and publishes the result under ``ref``, so CI
+    re-chunks only what changed since the last published commit. ``keep``: after a publish, at
+    most this many published refs of ``repository`` are kept (the newest), older ones deleted
+    in the same transaction; None keeps all.
     """
 
     def __init__(
-        self, dsn: str, repository: str, ref: str, *, refs: Sequence[str] | None = None
+        self,
+        dsn: str,
+        repository: str,
+        ref: str,
+        *,
+        refs: Sequence[str] | None = None,
+        publish: bool | None = None,
+        keep: int | None = None,
     ) -> None:
         _require_driver()
         self._dsn = dsn
         self.repository = repository
         self.ref = ref
-        self.refs = list(refs) if refs is not None else None
+        self.refs = list(refs) if refs is not None else [ref]
+        self.publishes = publish if publish is not None else refs is None
+        self.keep = keep
         self._lock: Any = None  # the connection holding the advisory lock
         self._migrated = False
         self._loaded_ref: str | None = None
+        self._info: tuple[float, StoreInfo] | None = None  # cached: status asks often
 
     @property
     def location(self) -> str:
         return f"{safe_location(self._dsn)} {self.repository}@{self.ref}"
+
+    @property
+    def shared(self) -> bool:
+        return True
+
+    @property
+    def loaded_ref(self) -> str | None:
+        """The ref whose generation the last load found (an ancestor of ``ref``, maybe)."""
+        return self._loaded_ref
 
     def _connect(self) -> Any:
         try:
@@ -169,7 +195,7 @@ class PostgresStore:
     # -- the writer lock -----------------------------------------------------------------------
 
     def acquire(self) -> bool:
-        if self.refs is not None:
+        if not self.publishes:
             return False  # a consumer keeps its changes in memory
         if self._lock is not None and not self._lock.closed:
             return True
@@ -186,9 +212,11 @@ class PostgresStore:
             connection.close()
             return False
         self._lock = connection
+        self._info = None
         return True
 
     def release(self) -> None:
+        self._info = None
         lock, self._lock = self._lock, None
         if lock is not None:
             with contextlib.suppress(psycopg.Error):
@@ -228,7 +256,8 @@ class PostgresStore:
             connection.close()
 
     def _load(self, connection: Any, config_key: str) -> LoadResult:
-        refs = self.refs if self.refs is not None else [self.ref]
+        self._info = None
+        refs = self.refs
         rows = connection.execute(
             """SELECT p.ref, g.id, g.generation, g.config_key, g.created, g.manifest
                FROM ragls_published p JOIN ragls_generations g ON g.id = p.generation_id
@@ -238,7 +267,10 @@ class PostgresStore:
         by_ref = {row[0]: row for row in rows}
         chosen = next((by_ref[ref] for ref in refs if ref in by_ref), None)
         if chosen is None:
-            return LoadResult(None, f"no generation of {self.repository} is stored for {self.ref}")
+            where = self.ref
+            if len(refs) > 1:
+                where = f"{self.ref} or any of its {len(refs) - 1} ancestors"
+            return LoadResult(None, f"no generation of {self.repository} is stored for {where}")
         ref, generation_id, generation, stored_key, created, manifest = chosen
         if manifest.get("format") != FORMAT_VERSION:
             reason = f"it has format {manifest.get('format')}, this ragls reads {FORMAT_VERSION}"
@@ -331,14 +363,34 @@ class PostgresStore:
                        WHERE repository = %s AND ref = %s AND id <> %s""",
                     (self.repository, self.ref, generation_id),
                 )
+                if self.keep is not None:
+                    self._retire(connection)
+            self._loaded_ref = self.ref  # what info shows from now on
         except psycopg.Error as error:
             raise StoreError(f"writing the index to {self.location} failed: {error}") from None
         finally:
+            self._info = None
             connection.close()
+
+    def _retire(self, connection: Any) -> None:
+        """Delete the repository's published refs past the newest ``keep`` (inside the
+        publishing transaction; a reader's repeatable-read snapshot still sees them)."""
+        old = connection.execute(
+            """SELECT ref, generation_id FROM ragls_published WHERE repository = %s
+               ORDER BY published_at DESC, ref OFFSET %s""",
+            (self.repository, self.keep),
+        ).fetchall()
+        for ref, generation_id in old:
+            connection.execute(
+                "DELETE FROM ragls_published WHERE repository = %s AND ref = %s",
+                (self.repository, ref),
+            )
+            connection.execute("DELETE FROM ragls_generations WHERE id = %s", (generation_id,))
 
     def discard(self) -> None:
         if self._lock is None or self._lock.closed:
             return
+        self._info = None
         try:
             connection = self._connect()
         except StoreError as error:
@@ -362,28 +414,45 @@ class PostgresStore:
     # -- status --------------------------------------------------------------------------------
 
     def info(self) -> StoreInfo:
+        """What status shows; cached for :data:`INFO_SECONDS` (status is asked every second
+        while a client shows progress) and refreshed after this process loads or writes."""
+        cached = self._info
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < INFO_SECONDS:
+            return cached[1]
+        info = self._read_info()
+        self._info = (now, info)
+        return info
+
+    def _read_info(self) -> StoreInfo:
         writer = self._lock is not None and not self._lock.closed
+        note = ""
+        if not self.publishes:
+            shown = self._loaded_ref or self.ref
+            note = (
+                f"reads the team index of {self.repository} published for {shown[:12]}; "
+                "local changes stay in memory"
+            )
         try:
             connection = self._connect()
         except StoreError:
-            return StoreInfo(location=self.location, writer=writer)
+            return StoreInfo(location=self.location, writer=writer, note=note)
         try:
-            refs = self.refs if self.refs is not None else [self.ref]
             row = connection.execute(
                 """SELECT g.generation, p.published_at,
                           (SELECT coalesce(sum(octet_length(data)), 0) FROM ragls_parts
                            WHERE generation_id = g.id)
                    FROM ragls_published p JOIN ragls_generations g ON g.id = p.generation_id
                    WHERE p.repository = %s AND p.ref = %s""",
-                (self.repository, self._loaded_ref or refs[0]),
+                (self.repository, self._loaded_ref or self.refs[0]),
             ).fetchone()
-            owner = None if writer or self.refs is not None else self._owner_pid(connection)
+            owner = None if writer or not self.publishes else self._owner_pid(connection)
         except psycopg.Error:
-            return StoreInfo(location=self.location, writer=writer)
+            return StoreInfo(location=self.location, writer=writer, note=note)
         finally:
             connection.close()
         if row is None:
-            return StoreInfo(location=self.location, writer=writer, owner_pid=owner)
+            return StoreInfo(location=self.location, writer=writer, owner_pid=owner, note=note)
         return StoreInfo(
             location=self.location,
             bytes_on_disk=int(row[2]),
@@ -391,4 +460,5 @@ class PostgresStore:
             written_at=float(row[1]),
             writer=writer,
             owner_pid=owner,
+            note=note,
         )
