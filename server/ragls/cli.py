@@ -32,7 +32,13 @@ from ragls.service.options import WorkspaceOptions
 from ragls.service.pipelines import PIPELINES, WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.service.status import IndexProgress, IndexStatus
-from ragls.service.stores import DEFAULT_KEEP, Publication, check_store
+from ragls.service.stores import (
+    DEFAULT_KEEP,
+    Publication,
+    check_store,
+    database_search_store,
+    store_target,
+)
 from ragls.service.workspace import Workspace
 
 CLI_SESSION = "cli"
@@ -153,9 +159,9 @@ def command_index(args: argparse.Namespace) -> int:
         if args.keep is not None and args.keep < 0:
             raise InvalidArgumentError(f"--keep must be 0 (keep all) or more, got {args.keep}")
         keep = DEFAULT_KEEP if args.keep is None else (args.keep or None)
-        publication = Publication(args.repository, args.ref, keep)
-    elif args.repository or args.ref or args.keep is not None:
-        raise InvalidArgumentError("--repository, --ref and --keep need --store")
+        publication = Publication(args.repository, args.ref, keep, args.database_search)
+    elif args.repository or args.ref or args.keep is not None or args.database_search:
+        raise InvalidArgumentError("--repository, --ref, --keep and --database-search need --store")
     with _Session(args, publication) as session:
         code = _report_index(session, args)
         return _publish(session) if publication is not None else code
@@ -194,8 +200,12 @@ def command_search(args: argparse.Namespace) -> int:
     if (args.query is None) == (args.queries is None):
         print("ragls: search needs either QUERY or --queries FILE, not both", file=sys.stderr)
         return 2
+    if args.queries is not None and args.in_database:
+        raise InvalidArgumentError("--in-database answers one QUERY, not --queries")
     if args.queries is not None:
         return _search_batch(args)
+    if args.in_database:
+        return _search_in_database(args)
     with _Session(args) as session:
         return _answer_search(session, args)
 
@@ -214,6 +224,11 @@ def _answer_search(session: _Session, args: argparse.Namespace) -> int:
         print(json.dumps(answer, indent=2))
         return 0
     print(_indexed_line(session), file=sys.stderr)
+    _print_ranked(results, args.lines)
+    return 0
+
+
+def _print_ranked(results: list[SearchResult], lines: int) -> None:
     if not results:
         print("no results", file=sys.stderr)
     for rank, result in enumerate(results, 1):
@@ -221,8 +236,25 @@ def _answer_search(session: _Session, args: argparse.Namespace) -> int:
         kind = result.metadata.get("kind", "")
         label = f"  {kind} {symbol}".rstrip() if symbol else ""
         print(f"{rank:>2}. {_location(result)}{label}  (score {result.score:.4f})")
-        for line in result.content.strip("\n").split("\n")[: args.lines]:
+        for line in result.content.strip("\n").split("\n")[:lines]:
             print(f"      {line[:110]}")
+
+
+def _search_in_database(args: argparse.Namespace) -> int:
+    """BM25 (SPEC §3) in the team store over the commit's published search tables: nothing
+    is indexed or loaded here, and local edits are not seen (docs/storage.md)."""
+    target = store_target(None if args.store is None else check_store(args.store))
+    store = database_search_store(target, Path(args.path).expanduser().resolve())
+    started = time.perf_counter()
+    results = store.search(args.query, args.k)
+    seconds = time.perf_counter() - started
+    if args.json:
+        answer = {"results": wire.ranked_json(results), "ref": store.loaded_ref}
+        print(json.dumps(answer, indent=2))
+        return 0
+    shown = (store.loaded_ref or "")[:12]
+    print(f"BM25 in {store.location} (published for {shown}) in {seconds:.3f}s", file=sys.stderr)
+    _print_ranked(results, args.lines)
     return 0
 
 
@@ -566,6 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     index.add_argument("--ref", help="with --store: publish under this ref (default: HEAD)")
     index.add_argument(
+        "--database-search",
+        action="store_true",
+        help="with --store: also write BM25 search tables, for ragls search --in-database",
+    )
+    index.add_argument(
         "--keep",
         type=int,
         metavar="N",
@@ -585,6 +622,12 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("-k", type=int, default=5, help="how many results (1-100, default 5)")
     search.add_argument("--json", action="store_true", help="print results as JSON")
     search.add_argument("--lines", type=int, default=3, help="content lines shown per result")
+    search.add_argument(
+        "--in-database",
+        action="store_true",
+        help="rank with BM25 inside the team store (published with --database-search) instead "
+        "of loading the index: for indexes too large for this machine; local edits unseen",
+    )
     search.set_defaults(run=command_search)
 
     context = commands.add_parser("context", help="print the fenced context prompt for a query")

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragls.core.knowledge_base import InMemoryKnowledgeBase
 from ragls.errors import StoreError
 from ragls.service.persistence import Persistence
 from ragls.service.pipelines import WORKSPACE
@@ -22,6 +23,7 @@ from ragls.service.rag_service import RagService
 from ragls.store.embedded import EmbeddedStore
 from ragls.store.interface import Snapshot
 from tests.store import pgcluster
+from tests.store.queries import sampled_queries
 
 psycopg = pytest.importorskip("psycopg", reason="the ragls[postgres] extra is not installed")
 ROOT = Path(__file__).resolve().parents[2]
@@ -275,9 +277,12 @@ def test_answers_from_postgres_equal_the_embedded_stores(dsn: str, tmp_path: Pat
         "embedded": lambda: EmbeddedStore(corpus, cache),
         "postgres": lambda: PostgresStore(dsn, repository, "main"),
     }
-    fresh = RagService(pipeline=WORKSPACE)
+    knowledge_base = InMemoryKnowledgeBase()
+    fresh = RagService(pipeline=WORKSPACE, knowledge_base=knowledge_base)
     fresh.index_directory(corpus)
-    expected = [[(r.id, r.score) for r in fresh.search(q, 10)] for q in QUERIES]
+    queries = QUERIES + sampled_queries(knowledge_base.list(), 280)
+    expected = [[(r.id, r.score) for r in fresh.search(q, 10)] for q in queries]
+    assert sum(1 for answer in expected if answer) > 250  # the queries find things
     for name, make in stores.items():
         writer = RagService(pipeline=WORKSPACE, persistence=Persistence(make()))
         writer.index_directory(corpus)
@@ -287,7 +292,7 @@ def test_answers_from_postgres_equal_the_embedded_stores(dsn: str, tmp_path: Pat
         restarted.index_directory(corpus)
         report = restarted.last_report
         assert report is not None and report.files_chunked == 0, f"{name}: loaded, not rebuilt"
-        got = [[(r.id, r.score) for r in restarted.search(q, 10)] for q in QUERIES]
+        got = [[(r.id, r.score) for r in restarted.search(q, 10)] for q in queries]
         assert got == expected, name
         assert restarted.persistence is not None
         restarted.persistence.close()

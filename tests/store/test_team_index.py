@@ -203,3 +203,30 @@ def test_the_daemon_consumes_the_team_index_and_keeps_edits_in_memory(
     assert answer["results"][0]["metadata"]["file"] == "shop/module_3.py"
     stop(client)  # shutdown saves what a writer would: a consumer writes nothing
     assert published(team) == before
+
+
+def test_search_in_the_database_from_a_checkout_without_an_index(team: str, tmp_path: Path) -> None:
+    ci = project(tmp_path / "ci" / "shop")
+    done = ragls("index", str(ci), "--store", team, "--database-search", cache=tmp_path / "c")
+    assert done.returncode == 0, done.stderr
+    laptop = clone_of(ci, tmp_path / "laptop" / "shop")
+    git(laptop, "commit", "-q", "--allow-empty", "-m", "local, not published")
+    found = ragls(
+        "search",
+        str(laptop),
+        "charge card",
+        "--in-database",
+        "--json",
+        "--store",
+        team,
+        cache=tmp_path / "laptop-cache",
+    )
+    assert found.returncode == 0, found.stderr
+    answer = json.loads(found.stdout)
+    assert answer["ref"] == head(ci)  # the nearest published ancestor
+    assert answer["results"][0]["metadata"]["file"] == "shop/payment.py"
+    assert not (tmp_path / "laptop-cache").exists()  # nothing indexed, nothing cached
+    plain = ragls("index", str(ci), "--store", team, cache=tmp_path / "c")  # no tables now
+    assert plain.returncode == 0
+    refused = ragls("search", str(ci), "charge", "--in-database", "--store", team, cache=tmp_path)
+    assert refused.returncode == 2 and "--database-search" in refused.stderr

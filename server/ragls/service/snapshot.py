@@ -34,7 +34,7 @@ from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.indexer import RecordState
 from ragls.ingest.limits import Limits
 from ragls.service.status import IndexStatus
-from ragls.store.interface import Snapshot
+from ragls.store.interface import DOCUMENT_IDS, DOCUMENT_METADATA, DOCUMENT_TEXTS, Snapshot
 
 INDEX_FORMAT = 1
 
@@ -106,9 +106,9 @@ def relocated(state: ServiceState, root: str) -> ServiceState:
 def to_snapshot(state: ServiceState, key: str) -> Snapshot:
     arrays: dict[str, Any] = {}
     objects: dict[str, object] = {
-        "documents.ids": [d.id for d in state.documents],
-        "documents.text": [d.content for d in state.documents],
-        "documents.metadata": [dict(d.metadata) for d in state.documents],
+        DOCUMENT_IDS: [d.id for d in state.documents],
+        DOCUMENT_TEXTS: [d.content for d in state.documents],
+        DOCUMENT_METADATA: [dict(d.metadata) for d in state.documents],
         "service": {
             "added": state.added,
             "root": state.root,
@@ -134,8 +134,8 @@ def to_snapshot(state: ServiceState, key: str) -> Snapshot:
 
 def from_snapshot(snapshot: Snapshot) -> ServiceState:
     objects, arrays = snapshot.objects, snapshot.arrays
-    ids, texts = objects["documents.ids"], objects["documents.text"]
-    metadata = objects["documents.metadata"]
+    ids, texts = objects[DOCUMENT_IDS], objects[DOCUMENT_TEXTS]
+    metadata = objects[DOCUMENT_METADATA]
     if not (len(ids) == len(texts) == len(metadata)):  # type: ignore[arg-type]
         raise ValueError("the stored documents' parts differ in length")
     documents = [

@@ -27,11 +27,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragls.errors import InvalidArgumentError
 from ragls.service.repository import identify
 from ragls.store.embedded import EmbeddedStore
 from ragls.store.interface import GenerationStore
+
+if TYPE_CHECKING:
+    from ragls.store.postgres import PostgresStore
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +100,7 @@ class Publication:
     repository: str | None = None
     ref: str | None = None
     keep: int | None = DEFAULT_KEEP
+    database_search: bool = False  # also write the BM25 search tables (ragls.store.pg_search)
 
 
 def open_store(
@@ -139,5 +144,30 @@ def open_store(
         if checkout.dirty:
             log.warning("%s has uncommitted changes; they are published under commit %s", root, ref)
     return PostgresStore(
-        target.dsn, repository, ref, refs=refs, publish=True, keep=publication.keep
+        target.dsn,
+        repository,
+        ref,
+        refs=refs,
+        publish=True,
+        keep=publication.keep,
+        database_search=publication.database_search,
+    )
+
+
+def database_search_store(target: StoreTarget, root: Path) -> PostgresStore:
+    """The team store to search in the database for the checkout at ``root`` (its commit,
+    else the nearest ancestor published with search tables); InvalidArgumentError when there
+    is no team store or the checkout cannot be keyed."""
+    if target.dsn is None:
+        raise InvalidArgumentError("searching in the database needs a postgresql:// store")
+    from ragls.store.postgres import PostgresStore
+
+    checkout = identify(root)
+    if checkout is None:
+        raise InvalidArgumentError(
+            f"{root} is not a git checkout with a remote and a commit, so its team index "
+            "cannot be found"
+        )
+    return PostgresStore(
+        target.dsn, checkout.repository, checkout.commit, refs=checkout.ancestors, publish=False
     )

@@ -25,6 +25,13 @@ from typing import Any, Protocol
 
 import numpy.typing as npt
 
+# The parts a service's snapshot keeps its documents in (ids, texts, metadata dicts: three
+# lists in one order). A store that can search in its own engine (PostgreSQL's in-database BM25,
+# ragls.store.pg_search) indexes these; no other part's meaning is known below the service.
+DOCUMENT_IDS = "documents.ids"
+DOCUMENT_TEXTS = "documents.text"
+DOCUMENT_METADATA = "documents.metadata"
+
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:

@@ -41,8 +41,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ragls.core.analyzer import SynonymTable, analyze
+from ragls.core.documents import Document, SearchResult
+from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import StoreError
-from ragls.store import files
+from ragls.store import files, pg_search
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
 
@@ -83,6 +86,7 @@ _SCHEMA = (
         generation_id bigint NOT NULL REFERENCES ragls_generations (id),
         published_at double precision NOT NULL,
         PRIMARY KEY (repository, ref))""",
+    *pg_search.SCHEMA,
 )
 
 
@@ -138,7 +142,8 @@ class PostgresStore:
     an ancestor's generation reconciles it and publishes the result under ``ref``, so CI
     re-chunks only what changed since the last published commit. ``keep``: after a publish, at
     most this many published refs of ``repository`` are kept (the newest), older ones deleted
-    in the same transaction; None keeps all.
+    in the same transaction; None keeps all. ``database_search``: a publish also writes the
+    generation's BM25 search tables (:mod:`ragls.store.pg_search`), for :meth:`search`.
     """
 
     def __init__(
@@ -150,6 +155,7 @@ class PostgresStore:
         refs: Sequence[str] | None = None,
         publish: bool | None = None,
         keep: int | None = None,
+        database_search: bool = False,
     ) -> None:
         _require_driver()
         self._dsn = dsn
@@ -158,6 +164,7 @@ class PostgresStore:
         self.refs = list(refs) if refs is not None else [ref]
         self.publishes = publish if publish is not None else refs is None
         self.keep = keep
+        self.database_search = database_search
         self._lock: Any = None  # the connection holding the advisory lock
         self._migrated = False
         self._loaded_ref: str | None = None
@@ -316,6 +323,7 @@ class PostgresStore:
             encoded, entry = files.encode_object(value)
             parts[part] = entry
             payload.append((part, encoded))
+        tables = pg_search.build(snapshot.objects) if self.database_search else None
         created = time.time()
         manifest = {
             "format": FORMAT_VERSION,
@@ -351,6 +359,8 @@ class PostgresStore:
                         for piece, start in enumerate(starts):
                             chunk = bytes(view[start : start + PIECE_BYTES])
                             copy.write_row((generation_id, part, piece, chunk))
+                if tables is not None:
+                    pg_search.write(connection, generation_id, tables)
                 connection.execute(
                     """INSERT INTO ragls_published (repository, ref, generation_id, published_at)
                        VALUES (%s, %s, %s, %s) ON CONFLICT (repository, ref)
@@ -410,6 +420,47 @@ class PostgresStore:
             log.warning("could not discard %s: %s", self.location, error)
         finally:
             connection.close()
+
+    # -- searching in the database -------------------------------------------------------------
+
+    def search(
+        self, query: str, top_k: int, synonyms: SynonymTable | None = None
+    ) -> list[SearchResult]:
+        """BM25 (SPEC §3) in the database over the search tables of the first of ``refs``
+        published with them; StoreError if none is, or the database cannot be read."""
+        check_top_k(top_k, MAX_STREAM_TOP_K)
+        terms = analyze(check_query(query), query=True, synonyms=synonyms)
+        connection = self._connect()
+        try:
+            with connection.transaction():
+                connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                generation_id = self._searchable(connection)
+                rows = pg_search.search(connection, generation_id, terms, top_k)
+        except psycopg.Error as error:
+            raise StoreError(f"searching {self.location} failed: {error}") from None
+        finally:
+            connection.close()
+        return [
+            SearchResult(Document(chunk_id, content, metadata), score)
+            for chunk_id, score, content, metadata in rows
+        ]
+
+    def _searchable(self, connection: Any) -> int:
+        rows = connection.execute(
+            """SELECT p.ref, p.generation_id FROM ragls_published p
+               JOIN ragls_search_stats s ON s.generation_id = p.generation_id
+               WHERE p.repository = %s AND p.ref = ANY(%s)""",
+            (self.repository, self.refs),
+        ).fetchall()
+        by_ref = {row[0]: int(row[1]) for row in rows}
+        for ref in self.refs:
+            if ref in by_ref:
+                self._loaded_ref = ref
+                return by_ref[ref]
+        raise StoreError(
+            f"no generation of {self.repository} with search tables is published for "
+            f"{self.ref} or its ancestors (publish with ragls index --store ... --database-search)"
+        )
 
     # -- status --------------------------------------------------------------------------------
 
