@@ -8,9 +8,10 @@ database instead of loading the generation. Three tables, each row owned by its 
 * ``ragls_search_stats``: N (documents) and the average document length;
 * ``ragls_search_documents``: one row per document: id, length (SPEC §3's ``dl``, the number of
   terms after stop words), content and metadata, returned for the top hits only;
-* ``ragls_search_terms``: one row per stemmed term: the documents holding it and the term's
-  frequency in each, as two parallel ``integer[]`` (a posting list per row, so a publish writes
-  one row per term rather than one per posting, and a query reads one row per query term).
+* ``ragls_search_terms``: one row per stemmed term: the documents holding it, the term's
+  frequency in each and each one's length, as three parallel ``integer[]`` (a posting list per
+  row, so a publish writes one row per term rather than one per posting, and a query reads one
+  row per query term and, for the top k only, their documents).
 
 The documents and their terms come from the snapshot's document parts, analysed with the
 function the BM25 stream indexes with (:func:`ragls.core.analyzer.term_counts`); the query is
@@ -54,38 +55,40 @@ SCHEMA = (
         term text NOT NULL,
         docs integer[] NOT NULL,
         frequencies integer[] NOT NULL,
+        lengths integer[] NOT NULL,
         PRIMARY KEY (generation_id, term))""",
 )
 
 _PARAMETERS = BM25Parameters()  # SPEC §3: k1 = 1.2, b = 0.75
 
 # %(generation)s, %(terms)s (distinct analysed query terms), %(k)s; k1 and b are bound too.
+# Documents are numbered in id order, so "ties broken by id" is ORDER BY doc; each posting
+# carries its document's length, so scoring reads the query terms' rows and nothing else, and
+# the documents table is read for the top k only.
 QUERY = """
 WITH stats AS (
     SELECT documents::double precision AS n, average_length
     FROM ragls_search_stats WHERE generation_id = %(generation)s),
 query_terms AS (
-    SELECT t.docs, t.frequencies,
+    SELECT t.docs, t.frequencies, t.lengths,
            ln(1.0 + (s.n - cardinality(t.docs) + 0.5) / (cardinality(t.docs) + 0.5)) AS idf
     FROM ragls_search_terms t, stats s
     WHERE t.generation_id = %(generation)s AND t.term = ANY(%(terms)s)),
-postings AS (
-    SELECT p.doc, p.tf::double precision AS tf, q.idf
-    FROM query_terms q, unnest(q.docs, q.frequencies) AS p(doc, tf)),
 scored AS (
-    SELECT d.doc, d.chunk_id,
-           sum(p.idf * p.tf * (%(k1)s + 1.0)
-               / (p.tf + %(k1)s * (1.0 - %(b)s + %(b)s * d.length / s.average_length))) AS score
-    FROM postings p
-    JOIN ragls_search_documents d ON d.generation_id = %(generation)s AND d.doc = p.doc,
-    stats s
-    GROUP BY d.doc, d.chunk_id
-    ORDER BY score DESC, d.chunk_id
+    SELECT p.doc,
+           sum(q.idf * p.tf * (%(k1)s + 1.0)
+               / (p.tf + %(k1)s * (1.0 - %(b)s + %(b)s * p.dl / s.average_length))) AS score
+    FROM query_terms q,
+         unnest(q.docs, q.frequencies::double precision[], q.lengths::double precision[])
+             AS p(doc, tf, dl),
+         stats s
+    GROUP BY p.doc
+    ORDER BY score DESC, p.doc
     LIMIT %(k)s)
-SELECT s.chunk_id, s.score, d.content, d.metadata
+SELECT d.chunk_id, s.score, d.content, d.metadata
 FROM scored s
 JOIN ragls_search_documents d ON d.generation_id = %(generation)s AND d.doc = s.doc
-ORDER BY s.score DESC, s.chunk_id
+ORDER BY s.score DESC, s.doc
 """
 
 
@@ -94,7 +97,7 @@ class SearchTables:
     """A generation's search tables, built in memory before they are written."""
 
     documents: list[tuple[int, str, float, str, str]] = field(default_factory=list)
-    terms: dict[str, tuple[array[int], array[int]]] = field(default_factory=dict)
+    terms: dict[str, tuple[array[int], array[int], array[int]]] = field(default_factory=dict)
     total_length: float = 0.0
 
     @property
@@ -110,7 +113,8 @@ def build(objects: Mapping[str, object]) -> SearchTables:
     if not isinstance(ids, list) or not isinstance(texts, list) or not isinstance(metadata, list):
         raise ValueError("the snapshot holds no documents to search")
     tables = SearchTables()
-    for doc, (chunk_id, text, meta) in enumerate(zip(ids, texts, metadata, strict=True)):
+    rows = sorted(zip(ids, texts, metadata, strict=True), key=lambda row: row[0])
+    for doc, (chunk_id, text, meta) in enumerate(rows):
         _, stemmed, length = term_counts(text)
         tables.total_length += length
         tables.documents.append(
@@ -119,9 +123,10 @@ def build(objects: Mapping[str, object]) -> SearchTables:
         for term, count in stemmed.items():
             postings = tables.terms.get(term)
             if postings is None:
-                postings = tables.terms[term] = (array("i"), array("i"))
+                postings = tables.terms[term] = (array("i"), array("i"), array("i"))
             postings[0].append(doc)
             postings[1].append(count)
+            postings[2].append(length)
     return tables
 
 
@@ -143,10 +148,12 @@ def write(connection: Any, generation_id: int, tables: SearchTables) -> None:
         for row in tables.documents:
             copy.write_row((generation_id, *row))
     with connection.cursor().copy(
-        "COPY ragls_search_terms (generation_id, term, docs, frequencies) FROM STDIN"
+        "COPY ragls_search_terms (generation_id, term, docs, frequencies, lengths) FROM STDIN"
     ) as copy:
-        for term, (docs, frequencies) in tables.terms.items():
-            copy.write_row((generation_id, term, _literal(docs), _literal(frequencies)))
+        for term, (docs, frequencies, lengths) in tables.terms.items():
+            copy.write_row(
+                (generation_id, term, _literal(docs), _literal(frequencies), _literal(lengths))
+            )
 
 
 def search(
