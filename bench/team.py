@@ -29,16 +29,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scale import make_corpus  # noqa: E402
+from tests.store import pgcluster  # noqa: E402
 
 from ragls.core.bm25 import BM25Stream  # noqa: E402
 from ragls.core.documents import Document  # noqa: E402
 from ragls.core.knowledge_base import InMemoryKnowledgeBase  # noqa: E402
-from ragls.service import snapshot  # noqa: E402
 from ragls.service.pipelines import WORKSPACE  # noqa: E402
 from ragls.service.rag_service import RagService  # noqa: E402
 from ragls.store.embedded import EmbeddedStore  # noqa: E402
-from tests.store import pgcluster  # noqa: E402
+from scale import make_corpus  # noqa: E402
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
@@ -94,12 +93,9 @@ def bench_team(scale: int, repeats: int) -> dict[str, Any]:
             status = service.index_directory(root)
             documents = knowledge_base.list()
             queries = _queries(documents)
-            state = service.export_state()
-            config = service._last_config  # noqa: SLF001 - the key the service would save under
-            assert config is not None
-            key = service._config_key(config)  # noqa: SLF001
-            stored = snapshot.to_snapshot(state, key)
-            del state
+            stored = service.export_snapshot()
+            assert stored is not None
+            key = stored.config_key
             rows: dict[str, list[float]] = {}
 
             def record(name: str, value: float) -> None:
@@ -118,9 +114,11 @@ def bench_team(scale: int, repeats: int) -> dict[str, Any]:
                     record(f"publish_{name}_s", _timed(lambda s=store: s.save(stored)))
                 for name in ("embedded", "postgres"):
                     store = stores[name]
-                    result: list[Any] = []
-                    record(f"load_{name}_s", _timed(lambda s=store: result.append(s.load(key))))
-                    assert result[0].snapshot is not None, result[0].reason
+                    loaded: list[Any] = []
+                    record(
+                        f"load_{name}_s", _timed(lambda s=store, r=loaded: r.append(s.load(key)))
+                    )
+                    assert loaded[0].snapshot is not None, loaded[0].reason
                     record(f"{name}_MB", store.info().bytes_on_disk / 1e6)
                 searcher = stores["postgres_search"]
                 p50, p95 = _percentiles(lambda q: stream.search(q, 10), queries)

@@ -590,17 +590,24 @@ class RagService:
                 source=None if config is None else snapshot.source_fields(config),
             )
 
+    def export_snapshot(self) -> Snapshot | None:
+        """The committed generation as a store writes it, under the configuration key a start
+        loads it with; None while nothing is indexed (after ``clear()`` too)."""
+        config = self._last_config
+        if config is None:
+            return None
+        return snapshot.to_snapshot(self.export_state(), self._config_key(config))
+
     def _save_generation(self) -> None:
         """Capture the committed generation and write it to the store (Persistence's save)."""
         persistence = self._persistence
-        config = self._last_config
         if persistence is None:
             return
-        if config is None:  # cleared: a start must not bring back what was cleared
+        stored = self.export_snapshot()
+        if stored is None:  # cleared: a start must not bring back what was cleared
             persistence.store.discard()
             return
-        state = self.export_state()
-        persistence.store.save(snapshot.to_snapshot(state, self._config_key(config)))
+        persistence.store.save(stored)
 
     def set_synonyms(self, table: SynonymTable | None) -> None:
         """Replace the query-time synonym table (None restores the default of SPEC §2)."""
