@@ -115,9 +115,17 @@ def lock_key(repository: str, ref: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+def _newer_schema(version: int) -> StoreError:
+    return StoreError(
+        f"the database holds ragls schema {version}; this ragls knows schema "
+        f"{SCHEMA_VERSION} and will not touch it: upgrade ragls"
+    )
+
+
 def migrate(connection: Any) -> None:
     """Create or upgrade the schema (idempotent; concurrent callers take turns); StoreError if
-    the database's schema is newer than this ragls knows."""
+    the database's schema is newer than this ragls knows. Only a publisher migrates: it needs
+    to own the tables (or CREATE on the schema the first time)."""
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
         for statement in _SCHEMA:
@@ -127,10 +135,27 @@ def migrate(connection: Any) -> None:
         if version is None:
             connection.execute("INSERT INTO ragls_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
         elif version > SCHEMA_VERSION:
-            raise StoreError(
-                f"the database holds ragls schema {version}; this ragls knows schema "
-                f"{SCHEMA_VERSION} and will not touch it: upgrade ragls"
-            )
+            raise _newer_schema(version)
+
+
+def check_schema(connection: Any) -> None:
+    """What a consumer does instead of :func:`migrate`: it reads the schema version and
+    changes nothing, so a role with SELECT on the tables is all a consumer needs
+    (docs/storage.md, least privilege). StoreError when nothing was published to this
+    database yet, or its schema is not the one this ragls reads."""
+    with connection.transaction():
+        row = connection.execute("SELECT to_regclass('ragls_schema') IS NOT NULL").fetchone()
+        if not row or not row[0]:
+            raise StoreError("the database holds no ragls team index yet (nothing was published)")
+        row = connection.execute("SELECT max(version) FROM ragls_schema").fetchone()
+    version = row[0] if row else None
+    if version is not None and version > SCHEMA_VERSION:
+        raise _newer_schema(version)
+    if version != SCHEMA_VERSION:
+        raise StoreError(
+            f"the database holds ragls schema {version}; this ragls reads schema "
+            f"{SCHEMA_VERSION}: publish once with this ragls to migrate it"
+        )
 
 
 class PostgresStore:
@@ -192,7 +217,18 @@ class PostgresStore:
             raise StoreError(f"cannot connect to {safe_location(self._dsn)}: {error}") from None
         if not self._migrated:
             try:
-                migrate(connection)
+                (migrate if self.publishes else check_schema)(connection)
+            except psycopg.Error as error:  # most often a role without the grants it needs
+                connection.close()
+                needs = (
+                    "a publisher's role must own the ragls tables (docs/team-index.sql)"
+                    if self.publishes
+                    else "a consumer's role needs SELECT on the ragls tables"
+                )
+                raise StoreError(
+                    f"{safe_location(self._dsn)}: the ragls schema cannot be "
+                    f"{'prepared' if self.publishes else 'read'} ({error}); {needs}"
+                ) from None
             except BaseException:
                 connection.close()
                 raise
