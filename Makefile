@@ -79,6 +79,7 @@ wheel: $(STAMP)
 ## Benchmarks (not part of `make test`).
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'
+	bash tests/store/install-postgres.sh
 	$(PY) bench/run.py
 
 ## Regenerate the clients' copies of the settings schema (package.json, daemonSettings.ts,

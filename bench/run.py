@@ -10,6 +10,9 @@
   tokenize floors.
 * daemon: a real ``ragls serve`` (``bench/daemon.py``): start to first answer, inotify watches on a
   workspace with a 2,000-package node_modules, and the delay from a save to searchable.
+* team: the team index in a throwaway PostgreSQL beside the embedded store (``bench/team.py``):
+  publish and load times, sizes, and search p50/p95 in memory and in the database, at 1x and
+  16x the standard library.
 Every figure is a median over repeated runs. Results are printed as Markdown tables and written
 as JSON to bench/results/.
 """
@@ -140,7 +143,13 @@ def main(argv: list[str] | None = None) -> int:
         default="3,3,1",
         help="repeats per scale (the last one applies to any further scales)",
     )
-    parser.add_argument("--only", choices=["core", "scale", "daemon"], help="run one section")
+    parser.add_argument("--team-scales", default="1,16", help="corpus replications (team)")
+    parser.add_argument(
+        "--team-repeats", default="3,1", help="repeats per team scale (the last one applies on)"
+    )
+    parser.add_argument(
+        "--only", choices=["core", "scale", "daemon", "team"], help="run one section"
+    )
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     python = f"Python {sys.version.split()[0]}"
@@ -172,6 +181,20 @@ def main(argv: list[str] | None = None) -> int:
             print(scale_markdown(result), flush=True)
             (RESULTS / "scale.json").write_text(
                 json.dumps(results, indent=2) + "\n", encoding="utf-8"
+            )
+    if args.only in (None, "team"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from team import bench_team
+        from team import markdown as team_markdown
+
+        print(f"\n## The team index in PostgreSQL beside the embedded store ({python})")
+        repeats = [int(repeat) for repeat in args.team_repeats.split(",")]
+        team_rows = []
+        for position, scale in enumerate(int(s) for s in args.team_scales.split(",")):
+            team_rows.append(bench_team(scale, repeats[min(position, len(repeats) - 1)]))
+            print(team_markdown(team_rows[-1:]), flush=True)
+            (RESULTS / "team.json").write_text(
+                json.dumps(team_rows, indent=2) + "\n", encoding="utf-8"
             )
     return 0
 

@@ -105,3 +105,37 @@ def test_a_generation_without_search_tables_says_how_to_get_them(
     service.persistence.close()
     with pytest.raises(StoreError, match="--database-search"):
         PostgresStore(postgres_dsn, repository, "main", publish=False).search("pelican", 3)
+
+
+def test_a_query_reads_each_posting_list_once(postgres_dsn: str) -> None:
+    """Work done, not time: 3,000 documents share "widget", whose posting list is large enough
+    to be stored out of line (TOAST). Scoring must read it once, not once per posting (the
+    planner did that while the query terms' CTE was inlined: about 1,000x the buffers)."""
+    import psycopg
+
+    from ragls.store import pg_search
+    from ragls.store.interface import DOCUMENT_IDS, DOCUMENT_METADATA, DOCUMENT_TEXTS
+
+    texts = [f"widget gadget{i % 50} part{i}" for i in range(3000)]
+    objects = {
+        DOCUMENT_IDS: [f"f{i}.py:1-1" for i in range(3000)],
+        DOCUMENT_TEXTS: texts,
+        DOCUMENT_METADATA: [{"file": f"f{i}.py"} for i in range(3000)],
+    }
+    with psycopg.connect(postgres_dsn) as connection:
+        schema = PostgresStore(postgres_dsn, "work", "schema")
+        assert schema.acquire()  # creates the tables
+        schema.release()
+        generation_id = connection.execute(
+            "INSERT INTO ragls_generations (repository, ref, generation, config_key, created, "
+            "manifest) VALUES ('work', 'done', 1, 'k', 0, '{}') RETURNING id"
+        ).fetchone()[0]
+        pg_search.write(connection, generation_id, pg_search.build(objects))
+        plan = connection.execute(
+            "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + pg_search.QUERY,
+            {"generation": generation_id, "terms": ["widget", "gadget7"], "k": 10}
+            | {"k1": 1.2, "b": 0.75},
+        ).fetchone()[0][0]["Plan"]
+        blocks = plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]
+        connection.rollback()
+    assert blocks < 200, f"{blocks} buffers read for two posting lists"
