@@ -29,6 +29,7 @@ from ragls.ingest.explain import explain_path
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.service import wire
 from ragls.service.options import WorkspaceOptions
+from ragls.service.persistence import Persistence
 from ragls.service.pipelines import PIPELINES, WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.service.status import IndexProgress, IndexStatus
@@ -42,6 +43,7 @@ from ragls.service.stores import (
 from ragls.service.workspace import Workspace
 
 CLI_SESSION = "cli"
+PUBLISH_WAIT_SECONDS = 900.0  # how long a publish waits for another publisher of its commit
 
 
 class _ProgressBar:
@@ -80,8 +82,8 @@ class _Session:
     and saved when the command is done (after its answer is printed)."""
 
     def __init__(self, args: argparse.Namespace, publication: Publication | None = None) -> None:
-        if args.store is not None and args.no_cache:
-            raise InvalidArgumentError("--store and --no-cache contradict each other")
+        if (args.store is not None or getattr(args, "publish", False)) and args.no_cache:
+            raise InvalidArgumentError("--store and --publish contradict --no-cache")
         options = WorkspaceOptions(
             include=tuple(args.include or ()),
             exclude=tuple(args.exclude or ()),
@@ -155,13 +157,15 @@ def _warn(service: RagService) -> None:
 
 def command_index(args: argparse.Namespace) -> int:
     publication = None
-    if args.store is not None:
+    if args.store is not None or args.publish:
         if args.keep is not None and args.keep < 0:
             raise InvalidArgumentError(f"--keep must be 0 (keep all) or more, got {args.keep}")
         keep = DEFAULT_KEEP if args.keep is None else (args.keep or None)
         publication = Publication(args.repository, args.ref, keep, args.database_search)
     elif args.repository or args.ref or args.keep is not None or args.database_search:
-        raise InvalidArgumentError("--repository, --ref, --keep and --database-search need --store")
+        raise InvalidArgumentError(
+            "--repository, --ref, --keep and --database-search need --store or --publish"
+        )
     with _Session(args, publication) as session:
         code = _report_index(session, args)
         return _publish(session) if publication is not None else code
@@ -173,6 +177,7 @@ def _publish(session: _Session) -> int:
     persistence = session.service.persistence
     if persistence is None:
         raise InvalidArgumentError("publishing needs persistence")
+    _wait_for_the_writer_lock(persistence)
     persistence.changed()
     if not persistence.flush():
         stored = persistence.status()
@@ -181,6 +186,25 @@ def _publish(session: _Session) -> int:
     stored = persistence.status()
     print(f"published generation {stored.stored_generation} to {stored.location}", file=sys.stderr)
     return 0
+
+
+def _wait_for_the_writer_lock(persistence: Persistence) -> None:
+    """Two CI jobs publishing the same commit take turns: wait (at most PUBLISH_WAIT_SECONDS)
+    while another process holds the key's writer lock, instead of failing the second job."""
+    deadline = time.monotonic() + PUBLISH_WAIT_SECONDS
+    told = False
+    while not persistence.become_writer():
+        if persistence.state != "reader" or time.monotonic() > deadline:
+            return  # the flush that follows reports why
+        if not told:
+            minutes = int(PUBLISH_WAIT_SECONDS // 60)
+            print(
+                f"ragls: waiting up to {minutes} min for the writer lock of "
+                f"{persistence.store.location}: {persistence.detail}",
+                file=sys.stderr,
+            )
+            told = True
+        time.sleep(0.5)
 
 
 def _report_index(session: _Session, args: argparse.Namespace) -> int:
@@ -593,6 +617,12 @@ def build_parser() -> argparse.ArgumentParser:
     index = commands.add_parser("index", help="index a folder and print a summary")
     source(index)
     index.add_argument("-v", "--verbose", action="store_true", help="list skipped files")
+    index.add_argument(
+        "--publish",
+        action="store_true",
+        help="publish to the team store named by $RAGLS_STORE_FILE or $RAGLS_STORE, as --store "
+        "URI does (the DSN stays off the command line)",
+    )
     index.add_argument(
         "--repository", help="with --store: publish under this name (default: the git remote)"
     )

@@ -179,6 +179,17 @@ def test_publishing_needs_a_key_and_a_reachable_database(team: str, tmp_path: Pa
     assert "pw-never-shown" not in failed.stderr + failed.stdout
     bad = ragls("index", str(plain), "--store", "mysql://x", cache=tmp_path / "c")
     assert bad.returncode == 2 and "persistence.store must be" in bad.stderr
+    nowhere = ragls("index", str(plain), "--publish", "--ref", "v1", cache=tmp_path / "c")
+    assert nowhere.returncode == 2 and "publishing needs a postgresql:// store" in nowhere.stderr
+
+
+def test_ci_publishes_with_the_dsn_in_a_file(team: str, tmp_path: Path) -> None:
+    ci = project(tmp_path / "ci" / "shop")
+    secret = tmp_path / "store-dsn"
+    secret.write_text(team + "\n")
+    done = ragls("index", str(ci), "--publish", cache=tmp_path / "c", RAGLS_STORE_FILE=str(secret))
+    assert done.returncode == 0, done.stderr
+    assert [ref for ref, _ in published(team)] == [head(ci)]
 
 
 def test_the_daemon_consumes_the_team_index_and_keeps_edits_in_memory(
@@ -230,3 +241,29 @@ def test_search_in_the_database_from_a_checkout_without_an_index(team: str, tmp_
     assert plain.returncode == 0
     refused = ragls("search", str(ci), "charge", "--in-database", "--store", team, cache=tmp_path)
     assert refused.returncode == 2 and "--database-search" in refused.stderr
+
+
+def test_a_second_publisher_of_the_same_commit_waits_its_turn(team: str, tmp_path: Path) -> None:
+    from ragls.store.postgres import PostgresStore
+
+    ci = project(tmp_path / "ci" / "shop")
+    holder = PostgresStore(team, IDENTITY, head(ci))
+    assert holder.acquire()  # another CI job is publishing this commit
+    job = subprocess.Popen(
+        [sys.executable, "-m", "ragls", "index", str(ci), "--store", team],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"RAGLS_CACHE_DIR": str(tmp_path / "c")},
+    )
+    assert job.stderr is not None
+    waited = ""
+    for line in job.stderr:  # ends at EOF if the job gave up instead of waiting
+        waited += line
+        if "for the writer lock of" in line:
+            break
+    assert f"process {os.getpid()}" in waited, waited
+    holder.release()
+    rest = job.stderr.read()
+    assert job.wait(timeout=60) == 0, waited + rest
+    assert "published generation 1" in rest
+    assert [ref for ref, _ in published(team)] == [head(ci)]

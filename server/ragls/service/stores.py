@@ -114,7 +114,10 @@ def open_store(
     cannot be keyed gets the embedded store instead (logged)."""
     if target.dsn is None:
         if publication is not None:
-            raise InvalidArgumentError("publishing needs a postgresql:// store")
+            raise InvalidArgumentError(
+                f"publishing needs a postgresql:// store ({STORE_FILE_ENVIRONMENT}, "
+                f"{STORE_ENVIRONMENT} or --store), and {target.origin} chose the embedded one"
+            )
         return EmbeddedStore(root, cache_dir)
     from ragls.store.postgres import PostgresStore, safe_location
 
