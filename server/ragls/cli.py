@@ -623,20 +623,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="publish to the team store named by $RAGLS_STORE_FILE or $RAGLS_STORE, as --store "
         "URI does (the DSN stays off the command line)",
     )
-    index.add_argument(
-        "--repository", help="with --store: publish under this name (default: the git remote)"
-    )
-    index.add_argument("--ref", help="with --store: publish under this ref (default: HEAD)")
+    index.add_argument("--repository", help="publishing: under this name (default: the git remote)")
+    index.add_argument("--ref", help="publishing: under this ref (default: HEAD)")
     index.add_argument(
         "--database-search",
         action="store_true",
-        help="with --store: also write BM25 search tables, for ragls search --in-database",
+        help="publishing: also write BM25 search tables, for ragls search --in-database",
     )
     index.add_argument(
         "--keep",
         type=int,
         metavar="N",
-        help=f"with --store: keep the newest N published commits of the repository (default "
+        help=f"publishing: keep the newest N published commits of the repository (default "
         f"{DEFAULT_KEEP}; 0 keeps all)",
     )
     index.set_defaults(run=command_index)
