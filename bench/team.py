@@ -8,7 +8,9 @@ once with the workspace pipeline; then, each repeat:
 * publish: one generation written by ``save`` to the embedded store, to PostgreSQL, and to
   PostgreSQL with the BM25 search tables (``--database-search``);
 * consume: ``load`` of that generation from each (what a restart or a consumer's first run
-  costs before it reconciles), and the size each store holds;
+  costs before it reconciles), and the size each store holds; and a consumer's load from
+  PostgreSQL keeping local copies of the parts (its first start), then again from those copies
+  (its restarts at the same published commit: ragls.store.copies);
 * search: p50 and p95 over 200 queries (2-6 consecutive words of random chunks) of BM25 in
   memory (the stream a loaded generation answers with), of the whole workspace pipeline in
   memory, and of BM25 in the database (``ragls search --in-database``).
@@ -36,6 +38,7 @@ from ragls.core.documents import Document  # noqa: E402
 from ragls.core.knowledge_base import InMemoryKnowledgeBase  # noqa: E402
 from ragls.service.pipelines import WORKSPACE  # noqa: E402
 from ragls.service.rag_service import RagService  # noqa: E402
+from ragls.store.copies import PartCopies  # noqa: E402
 from ragls.store.embedded import EmbeddedStore  # noqa: E402
 from scale import make_corpus  # noqa: E402
 
@@ -120,6 +123,17 @@ def bench_team(scale: int, repeats: int) -> dict[str, Any]:
                     )
                     assert loaded[0].snapshot is not None, loaded[0].reason
                     record(f"{name}_MB", store.info().bytes_on_disk / 1e6)
+                consumer = PostgresStore(
+                    cluster.dsn,
+                    "bench/stdlib",
+                    f"r{repeat}",
+                    refs=[f"r{repeat}"],
+                    publish=False,
+                    copies=PartCopies(base / f"copies{repeat}", root),
+                )
+                record("load_postgres_keeping_copies_s", _timed(lambda c=consumer: c.load(key)))
+                record("load_postgres_from_copies_s", _timed(lambda c=consumer: c.load(key)))
+                assert consumer.fetched_bytes == 0
                 searcher = stores["postgres_search"]
                 p50, p95 = _percentiles(lambda q: stream.search(q, 10), queries)
                 record("bm25_memory_p50_ms", p50)

@@ -125,6 +125,9 @@ def test_publish_then_consume_from_another_checkout(team: str, tmp_path: Path) -
     assert answer["results"][0]["metadata"]["file"] == "shop/module_7.py"
     assert published(team) == before  # a consumer never writes
     assert not list((tmp_path / "cache").glob("*/CURRENT"))  # nor into the embedded cache
+    listed = json.loads(ragls("cache", "list", "--json", cache=tmp_path / "cache").stdout)
+    assert [entry["root"] for entry in listed] == [str(laptop.resolve())]  # copies of the parts
+    assert listed[0]["bytesOnDisk"] > 0 and listed[0]["generation"] is None
 
 
 def test_a_commit_not_published_yet_starts_from_its_nearest_ancestor(

@@ -13,8 +13,10 @@ itself. The DSN is never logged nor shown; status shows host, port and database.
 
 With a PostgreSQL store a session either *consumes* (the default: it loads the generation
 published for its checkout's commit or the nearest ancestor, reconciles local edits in memory
-and never writes) or *publishes* (``ragls index PATH --store``: it starts from the nearest
-published ancestor, reconciles, and writes the result under the checkout's commit). Both key
+and never writes to the team index; it keeps copies of the parts it loaded in its workspace's
+cache folder, :mod:`ragls.store.copies`, so a restart reads only what changed) or *publishes*
+(``ragls index PATH --store``: it starts from the nearest published ancestor, reconciles, and
+writes the result under the checkout's commit). Both key
 the index by the repository's identity (:mod:`ragls.service.repository`). A folder that is
 not a git checkout with a remote cannot be keyed: a consumer falls back to the embedded store
 (logged), a publisher needs ``--repository`` and ``--ref``.
@@ -31,8 +33,10 @@ from typing import TYPE_CHECKING
 
 from ragls.errors import InvalidArgumentError
 from ragls.service.repository import identify
+from ragls.store.copies import PartCopies
 from ragls.store.embedded import EmbeddedStore
 from ragls.store.interface import GenerationStore
+from ragls.store.paths import workspace_folder
 
 if TYPE_CHECKING:
     from ragls.store.postgres import PostgresStore
@@ -131,8 +135,14 @@ def open_store(
                 safe_location(target.dsn),
             )
             return EmbeddedStore(root, cache_dir)
+        resolved = root.resolve()
         return PostgresStore(
-            target.dsn, checkout.repository, checkout.commit, refs=checkout.ancestors, publish=False
+            target.dsn,
+            checkout.repository,
+            checkout.commit,
+            refs=checkout.ancestors,
+            publish=False,
+            copies=PartCopies(workspace_folder(resolved, cache_dir), resolved),
         )
     repository = publication.repository or (checkout.repository if checkout else None)
     ref = publication.ref or (checkout.commit if checkout else None)

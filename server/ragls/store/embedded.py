@@ -7,6 +7,8 @@ Layout of a workspace's folder (see :mod:`ragls.store.paths` for where it is)::
     CURRENT               the pointer: {"generation": "g000042-5f1c", "manifest": SHA-256}
     g000042-5f1c/         a published generation: manifest.json, readers.lock, one file a part
     tmp-g000043-a9b2/     a generation being written (or left by a writer that died)
+    team/                 copies of a team index's parts, when the workspace consumes one
+                          (ragls.store.copies; this store never reads them)
 
 ``save`` writes every part into a ``tmp-`` folder and fsyncs each file, writes the manifest
 (format version, codec, configuration fingerprint, generation, creation time, each part's size
@@ -38,7 +40,7 @@ from ragls.store import files
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
 from ragls.store.locking import WriterLock, reading, unused
-from ragls.store.paths import WORKSPACE_FILE, workspace_folder
+from ragls.store.paths import prepare_workspace_folder, workspace_folder
 
 log = logging.getLogger(__name__)
 
@@ -76,20 +78,11 @@ class EmbeddedStore:
 
     # -- the writer lock -----------------------------------------------------------------------
 
-    def _prepare(self) -> None:
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        marker = self.folder / WORKSPACE_FILE
-        if not marker.exists():
-            text = json.dumps({"root": str(self.root), "created": time.time()})
-            temporary = self.folder / f"{WORKSPACE_FILE}.{secrets.token_hex(4)}"
-            files.write_durably(temporary, text.encode())
-            os.replace(temporary, marker)
-
     def acquire(self) -> bool:
         if self._lock.held:
             return True
         try:
-            self._prepare()
+            prepare_workspace_folder(self.folder, self.root)
             return self._lock.try_acquire()
         except OSError as error:
             raise StoreError(f"cannot use the cache folder {self.folder}: {error}") from error

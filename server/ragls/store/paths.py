@@ -10,9 +10,14 @@ belongs to and whether that folder still exists.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import secrets
+import time
 from pathlib import Path
+
+from ragls.store import files
 
 CACHE_ENVIRONMENT = "RAGLS_CACHE_DIR"
 WORKSPACE_FILE = "workspace.json"
@@ -42,3 +47,15 @@ def workspace_key(root: Path) -> str:
 
 def workspace_folder(root: Path, configured: str | os.PathLike[str] | None = None) -> Path:
     return cache_root(configured) / workspace_key(root)
+
+
+def prepare_workspace_folder(folder: Path, root: Path) -> None:
+    """Create ``folder`` (private to the user) with its ``workspace.json`` naming ``root``, if
+    they do not exist yet (OSError when they cannot be created)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    marker = folder / WORKSPACE_FILE
+    if not marker.exists():
+        text = json.dumps({"root": str(root), "created": time.time()})
+        temporary = folder / f"{WORKSPACE_FILE}.{secrets.token_hex(4)}"
+        files.write_durably(temporary, text.encode())
+        os.replace(temporary, marker)

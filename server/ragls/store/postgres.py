@@ -46,6 +46,7 @@ from ragls.core.documents import Document, SearchResult
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import StoreError
 from ragls.store import files, pg_search
+from ragls.store.copies import PartCopies
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
 
@@ -169,6 +170,8 @@ class PostgresStore:
     most this many published refs of ``repository`` are kept (the newest), older ones deleted
     in the same transaction; None keeps all. ``database_search``: a publish also writes the
     generation's BM25 search tables (:mod:`ragls.store.pg_search`), for :meth:`search`.
+    ``copies``: local copies of parts (:mod:`ragls.store.copies`), read instead of the
+    database's when the manifest names the same bytes, and refreshed after each load.
     """
 
     def __init__(
@@ -181,6 +184,7 @@ class PostgresStore:
         publish: bool | None = None,
         keep: int | None = None,
         database_search: bool = False,
+        copies: PartCopies | None = None,
     ) -> None:
         _require_driver()
         self._dsn = dsn
@@ -190,6 +194,10 @@ class PostgresStore:
         self.publishes = publish if publish is not None else refs is None
         self.keep = keep
         self.database_search = database_search
+        self.copies = copies
+        self.fetched_bytes = 0  # what the last load read of parts from the database
+        self._fetched: dict[str, bytearray] = {}  # by SHA-256, for ``copies`` after a load
+        self._used: list[dict[str, Any]] = []
         self._lock: Any = None  # the connection holding the advisory lock
         self._migrated = False
         self._loaded_ref: str | None = None
@@ -287,16 +295,21 @@ class PostgresStore:
             connection = self._connect()
         except StoreError as error:
             return LoadResult(None, str(error))
+        self._fetched, self._used = {}, []
         try:
             with connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                return self._load(connection, config_key)
+                result = self._load(connection, config_key)
         except (CorruptFile, ValueError, KeyError, TypeError) as error:
             return LoadResult(None, f"the stored generation is unusable: {error}", True)
         except psycopg.Error as error:
             return LoadResult(None, f"the database cannot be read: {error}")
         finally:
             connection.close()
+        if self.copies is not None and result.snapshot is not None:
+            self.copies.update(self._used, self._fetched)
+        self._fetched, self._used = {}, []
+        return result
 
     def _load(self, connection: Any, config_key: str) -> LoadResult:
         self._info = None
@@ -324,22 +337,48 @@ class PostgresStore:
         if stored_key != config_key:
             reason = "the configuration changed since it was written"
             return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+        entries: dict[str, dict[str, Any]] = manifest["parts"]
+        copied: dict[str, bytearray] = {}
+        if self.copies is not None:
+            for part, entry in entries.items():
+                copy = self.copies.read(entry)
+                if copy is not None:
+                    copied[part] = copy
         pieces: dict[str, bytearray] = {}
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT name, data FROM ragls_parts WHERE generation_id = %s ORDER BY name, piece",
-                (generation_id,),
-            )
-            for name, data in cursor:
-                pieces.setdefault(name, bytearray()).extend(data)
+        missing = [part for part in entries if part not in copied]
+        if missing:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    """SELECT name, data FROM ragls_parts
+                       WHERE generation_id = %s AND name = ANY(%s) ORDER BY name, piece""",
+                    (generation_id, missing),
+                )
+                for name, data in cursor:
+                    pieces.setdefault(name, bytearray()).extend(data)
 
         def read(part: str, entry: dict[str, Any]) -> bytearray:
+            if part in copied:
+                return copied[part]  # checked when it was read
             if part not in pieces:
                 raise CorruptFile(f"{part} is missing")
             return files.check_bytes(pieces[part], entry, part)
 
-        arrays, objects = files.decode_parts(manifest["parts"], read)
+        arrays, objects = files.decode_parts(entries, read)
         self._loaded_ref = ref
+        self.fetched_bytes = sum(len(data) for data in pieces.values())
+        self._fetched = {entries[part]["sha256"]: data for part, data in pieces.items()}
+        self._used = list(entries.values())
+        if self.copies is not None:
+            log.info(
+                "loaded generation %s of %s@%s: %d of %d parts (%.1f MB) from the database, "
+                "the others from local copies",
+                generation,
+                self.repository,
+                ref[:12],
+                len(missing),
+                len(entries),
+                self.fetched_bytes / 1e6,
+            )
         return LoadResult(Snapshot(int(generation), config_key, arrays, objects, float(created)))
 
     # -- writing -------------------------------------------------------------------------------

@@ -1,0 +1,127 @@
+"""A consumer's local copies of a team index's parts (docs/storage.md, "A team index").
+
+A consumer loads the generation published for its commit at every start. The manifest in the
+database names each part by its SHA-256, so a copy kept on disk under that name stands in for
+the part whenever a manifest names the same bytes: a restart at the same published commit
+reads the pointer and the manifest from the database and the parts from the disk, instead of
+the whole generation over the network. The database stays the truth: it says which generation
+is published and which bytes it holds, and a copy is used only when its size and checksum are
+those the manifest gives (otherwise it is removed and the part read from the database again).
+
+Copies live in the workspace's cache folder, in ``team/``, so ``ragls cache list`` counts them
+and ``ragls cache clean PATH`` removes them with the rest. After each load the copies that load
+used are kept and, of the others, the most recently used up to the same total size (so a branch
+switched back to is still fast); the rest are removed. Copies are a cache: they are written
+without fsync (a torn one fails its checksum and is read again), and one that cannot be written
+(a full disk, a read-only cache) costs a warning, never the load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ragls.store import files
+from ragls.store.files import CorruptFile
+from ragls.store.paths import prepare_workspace_folder
+
+log = logging.getLogger(__name__)
+
+FOLDER = "team"
+_NAME = re.compile(r"[0-9a-f]{64}")
+_TEMPORARY = "tmp-"
+_STALE_TEMPORARY_SECONDS = 3600.0  # a temporary file this old was left by a dead process
+
+
+class PartCopies:
+    """The copies of team-index parts kept for the workspace at ``root``, whose cache folder
+    is ``workspace`` (:func:`ragls.store.paths.workspace_folder`), in its ``team/``."""
+
+    def __init__(self, workspace: Path, root: Path) -> None:
+        self.workspace = workspace
+        self.root = root
+        self.folder = workspace / FOLDER
+        self._warned = False
+
+    def read(self, entry: Mapping[str, Any]) -> bytearray | None:
+        """The checked bytes of the part ``entry`` describes, or None when there is no usable
+        copy (a copy that fails its check is removed)."""
+        name = entry.get("sha256")
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            return None
+        path = self.folder / name
+        try:
+            return files.read_checked(path, dict(entry))
+        except CorruptFile as error:
+            if path.exists():
+                log.warning("a local copy of a team-index part is unusable (%s); re-reading", error)
+                path.unlink(missing_ok=True)
+            return None
+        except OSError:
+            return None
+
+    def update(
+        self, used: Iterable[Mapping[str, Any]], fetched: Mapping[str, bytes | bytearray]
+    ) -> int:
+        """After a load: write ``fetched`` (checked bytes by SHA-256), mark every copy of
+        ``used`` (the loaded manifest's entries) as just used, and remove what the module
+        docstring says goes. Returns the bytes written; problems are logged, never raised."""
+        written = 0
+        try:
+            prepare_workspace_folder(self.workspace, self.root)
+            self.folder.mkdir(mode=0o700, exist_ok=True)
+            for name, data in fetched.items():
+                if _NAME.fullmatch(name):
+                    self._write(name, data)
+                    written += len(data)
+            keep = {str(entry.get("sha256")) for entry in used}
+            now = time.time()
+            for name in keep:
+                if _NAME.fullmatch(name):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.utime(self.folder / name, (now, now))
+            self._prune(keep, now)
+        except OSError as error:
+            if not self._warned:
+                log.warning("cannot keep copies of the team index in %s: %s", self.folder, error)
+                self._warned = True
+        return written
+
+    def _write(self, name: str, data: bytes | bytearray) -> None:
+        temporary = self.folder / f"{_TEMPORARY}{name[:16]}-{secrets.token_hex(4)}"
+        try:
+            with open(temporary, "xb") as file:
+                file.write(data)
+            os.replace(temporary, self.folder / name)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+    def _prune(self, keep: set[str], now: float) -> None:
+        kept_bytes, others = 0, []
+        for entry in os.scandir(self.folder):
+            try:
+                stat = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if entry.name in keep:
+                kept_bytes += stat.st_size
+            elif entry.name.startswith(_TEMPORARY):
+                if now - stat.st_mtime > _STALE_TEMPORARY_SECONDS:
+                    Path(entry.path).unlink(missing_ok=True)
+            else:
+                others.append((stat.st_mtime, stat.st_size, entry.path))
+        budget = kept_bytes  # as much again for the most recently used other copies
+        for _, size, path in sorted(others, reverse=True):
+            if size <= budget:
+                budget -= size
+            else:
+                budget = -1  # keep only a most recent run of copies, never an older one
+                Path(path).unlink(missing_ok=True)
