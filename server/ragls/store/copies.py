@@ -69,18 +69,16 @@ class PartCopies:
 
     def update(
         self, used: Iterable[Mapping[str, Any]], fetched: Mapping[str, bytes | bytearray]
-    ) -> int:
+    ) -> None:
         """After a load: write ``fetched`` (checked bytes by SHA-256), mark every copy of
         ``used`` (the loaded manifest's entries) as just used, and remove what the module
-        docstring says goes. Returns the bytes written; problems are logged, never raised."""
-        written = 0
+        docstring says goes. Problems are logged, never raised."""
         try:
             prepare_workspace_folder(self.workspace, self.root)
             self.folder.mkdir(mode=0o700, exist_ok=True)
             for name, data in fetched.items():
                 if _NAME.fullmatch(name):
                     self._write(name, data)
-                    written += len(data)
             keep = {str(entry.get("sha256")) for entry in used}
             now = time.time()
             for name in keep:
@@ -92,7 +90,6 @@ class PartCopies:
             if not self._warned:
                 log.warning("cannot keep copies of the team index in %s: %s", self.folder, error)
                 self._warned = True
-        return written
 
     def _write(self, name: str, data: bytes | bytearray) -> None:
         temporary = self.folder / f"{_TEMPORARY}{name[:16]}-{secrets.token_hex(4)}"

@@ -196,8 +196,6 @@ class PostgresStore:
         self.database_search = database_search
         self.copies = copies
         self.fetched_bytes = 0  # what the last load read of parts from the database
-        self._fetched: dict[str, bytearray] = {}  # by SHA-256, for ``copies`` after a load
-        self._used: list[dict[str, Any]] = []
         self._lock: Any = None  # the connection holding the advisory lock
         self._migrated = False
         self._loaded_ref: str | None = None
@@ -295,21 +293,16 @@ class PostgresStore:
             connection = self._connect()
         except StoreError as error:
             return LoadResult(None, str(error))
-        self._fetched, self._used = {}, []
         try:
             with connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                result = self._load(connection, config_key)
+                return self._load(connection, config_key)
         except (CorruptFile, ValueError, KeyError, TypeError) as error:
             return LoadResult(None, f"the stored generation is unusable: {error}", True)
         except psycopg.Error as error:
             return LoadResult(None, f"the database cannot be read: {error}")
         finally:
             connection.close()
-        if self.copies is not None and result.snapshot is not None:
-            self.copies.update(self._used, self._fetched)
-        self._fetched, self._used = {}, []
-        return result
 
     def _load(self, connection: Any, config_key: str) -> LoadResult:
         self._info = None
@@ -366,9 +359,9 @@ class PostgresStore:
         arrays, objects = files.decode_parts(entries, read)
         self._loaded_ref = ref
         self.fetched_bytes = sum(len(data) for data in pieces.values())
-        self._fetched = {entries[part]["sha256"]: data for part, data in pieces.items()}
-        self._used = list(entries.values())
         if self.copies is not None:
+            fetched = {entries[part]["sha256"]: data for part, data in pieces.items()}
+            self.copies.update(entries.values(), fetched)
             log.info(
                 "loaded generation %s of %s@%s: %d of %d parts (%.1f MB) from the database, "
                 "the others from local copies",
