@@ -15,6 +15,7 @@ from ragls.mcp.server import create_mcp_server
 from ragls.mcp.tools import RaglsTools
 from ragls.service.options import WorkspaceOptions
 from ragls.service.workspace import Workspace
+from tests.ingest.secret_corpus import planted_corpus
 from tests.ingest.trees import make_tree
 
 FILES = {
@@ -214,5 +215,38 @@ async def test_two_roots_are_named_by_folder_or_path(tmp_path: Path) -> None:
             assert "unknown root 'gamma'" in await error_of(
                 client, "index_status", {"root": "gamma"}
             )
+    finally:
+        served.close()
+
+
+async def test_read_span_masks_what_the_index_masks(tmp_path: Path) -> None:
+    corpus = planted_corpus()
+    root = make_tree(tmp_path / "planted", {p.file: p.text for p in corpus})
+    served = tools_for(root)
+    try:
+        async with Client(create_mcp_server(served)) as client:
+            for planted in corpus:
+                span = await call(client, "read_span", {"path": planted.file})
+                assert "redacted:" in span["content"], planted.file
+                for secret in planted.secrets:
+                    assert secret not in span["content"], planted.file
+                assert span["total_lines"] == planted.text.count("\n")  # lines kept
+    finally:
+        served.close()
+
+
+async def test_read_span_numbers_lines_as_search_hits_do(tmp_path: Path) -> None:
+    text = "page_one = 1\f\nsecond = 2\x1c\nthird = 3\u2028still_third = 4\nneedle_marker = 5\n"
+    root = make_tree(tmp_path / "odd", {"odd.py": text})
+    served = tools_for(root)
+    try:
+        async with Client(create_mcp_server(served)) as client:
+            [hit] = (await call(client, "search_code", {"query": "needle_marker", "top_k": 1}))[
+                "results"
+            ]
+            line = hit["start_line"] + hit["snippet"].split("\n").index("needle_marker = 5")
+            span = await call(client, "read_span", {"path": "odd.py", "start_line": line})
+            assert span["content"].split("\n")[0] == "needle_marker = 5"
+            assert span["total_lines"] == 4
     finally:
         served.close()

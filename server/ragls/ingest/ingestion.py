@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from dataclasses import dataclass, field
 
 from ragls.core.documents import Document
 from ragls.ingest.admission import Admission, Skipped, SkipReason
 from ragls.ingest.chunking.chunker import NormalizedDocumentChunker
+from ragls.ingest.chunking.normalize import normalize_text
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.extract import EXTRACTOR_VERSION, ExtractionError, extract
 from ragls.ingest.formats import Detected, DocumentFormat, detect, is_binary_name
@@ -149,7 +151,7 @@ class FileIngestionService:
             )
         text = extracted.text
         if config.detect_secrets and extracted.blocks is None:
-            text = redact(text)[0]
+            text = redact(_normalized(text), relative)[0]
         chunked = self.chunker.chunk(
             text,
             file=relative,
@@ -162,10 +164,27 @@ class FileIngestionService:
             return FileOutcome(skipped=Skipped(relative, SkipReason.TOO_MANY_CHUNKS, detail))
         documents = chunked.documents
         if config.detect_secrets and extracted.blocks is not None:  # chunks made from blocks
-            documents = [_redacted(document) for document in documents]
+            documents = [_redacted(document, relative) for document in documents]
         return FileOutcome(documents, cut_lines=chunked.cut_lines)
 
+    def readable_text(
+        self, config: KnowledgeSourceConfig, relative: str, data: bytes, detected: Detected
+    ) -> str:
+        """One admitted file's text as indexing reads it, for answers that quote files (MCP
+        ``read_span``): extracted, normalised (lines end in ``\\n`` only, so line N is line N
+        of every chunk's numbering, whatever form feeds or lone carriage returns the file holds)
+        and, unless the source turned detection off, with every secret masked as in the index.
+        Raises :class:`ExtractionError` when the content is not text."""
+        text = _normalized(extract(detected, data).text)
+        return redact(text, relative)[0] if config.detect_secrets else text
 
-def _redacted(document: Document) -> Document:
-    content, found = redact(document.content)
+
+def _normalized(text: str) -> str:
+    # Redaction runs on the text the chunker will see: a control character inside a key, or a
+    # lone carriage return inside a PEM block, cannot hide a secret or shift line numbers.
+    return normalize_text(text, sys.maxsize)[0]
+
+
+def _redacted(document: Document, relative: str) -> Document:
+    content, found = redact(document.content, relative)
     return Document(document.id, content, document.metadata) if found else document

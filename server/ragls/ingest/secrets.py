@@ -15,18 +15,27 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
 
 from ragls.core.documents import Document
 from ragls.ingest.secret_rules import (
-    ASSIGNED_NAME,
-    ENTROPY_CHECKED,
+    CONFIG_SUFFIXES,
+    KUBERNETES_DATA,
+    KUBERNETES_ENTRY,
+    KUBERNETES_SECRET,
     MIN_ENTROPY_BITS,
+    MIN_HEX_ENTROPY_BITS,
+    MIN_LITERAL_CHARS,
+    NAME_CHARACTERS,
+    NON_SECRET_LITERALS,
     PLACEHOLDER_WORDS,
+    REFERENCE_PARTS,
+    REFERENCE_STARTS,
     RULES,
     SECRET_NAME_ENDING,
+    Rule,
 )
 
+HEX_DIGITS = frozenset("0123456789abcdef")
 MARKER_PREFIX = "\u2039redacted:"  # single guillemets: a marker no code writes
 
 
@@ -41,48 +50,122 @@ def entropy_bits(value: str) -> float:
     return -sum(n / total * math.log2(n / total) for n in counts.values())
 
 
-def looks_random(value: str) -> bool:
+def is_literal(value: str) -> bool:
+    """A value a person chose, not a placeholder, a reference to one, or a flag."""
     lowered = value.lower()
+    if len(value) < MIN_LITERAL_CHARS or lowered in NON_SECRET_LITERALS:
+        return False
     if any(word in lowered for word in PLACEHOLDER_WORDS):
         return False
-    if "${" in value or "{{" in value or value.startswith(("%", "$", "<")):
-        return False  # a template or an environment reference, not a value
+    if value.startswith(REFERENCE_STARTS) or any(part in lowered for part in REFERENCE_PARTS):
+        return False
+    return len(set(value)) > 2  # not "aaaaaa" or "******"
+
+
+def looks_random(value: str) -> bool:
+    if not is_literal(value):
+        return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
-    return has_digit and has_alpha and entropy_bits(value) >= MIN_ENTROPY_BITS
+    hexadecimal = all(c in HEX_DIGITS for c in value.lower())
+    needed = MIN_HEX_ENTROPY_BITS if hexadecimal else MIN_ENTROPY_BITS
+    return has_digit and has_alpha and entropy_bits(value) >= needed
 
 
-def _assigned_to_a_secret_name(match: Any) -> bool:
-    text: str = match.string
-    start: int = match.start()
-    named = ASSIGNED_NAME.search(text, max(0, start - 80), start)
-    return named is not None and SECRET_NAME_ENDING.search(named.group(1)) is not None
+def is_config_file(path: str) -> bool:
+    """Whether ``path`` names a configuration file, whose values are unquoted and unrandom."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.endswith(CONFIG_SUFFIXES) or name == "dockerfile"
 
 
-def redact(text: str) -> tuple[str, Counter[str]]:
-    """``text`` with every detected secret masked, and how many of each rule were masked."""
+def _assigned_to_a_secret_name(match: re.Match[str], group: int) -> bool:
+    """Whether the value of ``group`` is assigned (``=``, ``=>``, ``:``) to a secret's name.
+    String operations rather than a regex anchored at the end: this runs for every quoted
+    value of every file."""
+    start = match.start(group)
+    head = match.string[max(0, start - 80) : start].rstrip(" \t\"'")
+    if head.endswith("=>"):
+        head = head[:-2]
+    elif head.endswith(("=", ":")):
+        head = head[:-1]
+    else:
+        return False
+    head = head.rstrip(" \t\"'")
+    cut = len(head)
+    while cut > 0 and head[cut - 1] in NAME_CHARACTERS:
+        cut -= 1
+    name = head[cut:]
+    return bool(name) and SECRET_NAME_ENDING.search(name) is not None
+
+
+def _passes(rule: Rule, match: re.Match[str], value: str, config: bool) -> bool:
+    if rule.check == "none":
+        return True
+    if rule.check == "literal":
+        return is_literal(value)
+    if rule.check == "url":
+        return is_literal(value) and value != match.group(1)
+    if rule.check == "random":
+        return looks_random(value)
+    if not _assigned_to_a_secret_name(match, rule.group):
+        return False
+    return is_literal(value) if config else looks_random(value)
+
+
+def redact(text: str, path: str = "") -> tuple[str, Counter[str]]:
+    """``text`` with every detected secret masked, and how many of each rule were masked.
+
+    ``path`` (the file's name or path, when there is one) selects the lenient checks of
+    configuration files; the masked text keeps every line break, so line numbers stay right.
+    """
     found: Counter[str] = Counter()
     if not text:
         return text, found
-    for name, pattern, group, hints in RULES:
-        if not any(hint in text for hint in hints):
+    config = is_config_file(path) if path else False
+    for rule in RULES:
+        if rule.config_only and not config:
+            continue
+        if rule.hints and not any(hint in text for hint in rule.hints):
             continue
 
-        def replace(match: object, name: str = name, group: int = group) -> str:
-            matched = match  # a re.Match
-            whole: str = matched.group(0)  # type: ignore[attr-defined]
-            value: str = matched.group(group)  # type: ignore[attr-defined]
-            if name in ENTROPY_CHECKED and not (
-                looks_random(value) and _assigned_to_a_secret_name(matched)
-            ):
+        def replace(match: re.Match[str], rule: Rule = rule) -> str:
+            whole = match.group(0)
+            value = match.group(rule.group)
+            if not _passes(rule, match, value, config):
                 return whole
-            found[name] += 1
-            masked = marker(name) + "\n" * value.count("\n")
-            start = matched.start(group) - matched.start(0)  # type: ignore[attr-defined]
+            found[rule.name] += 1
+            masked = marker(rule.name) + "\n" * value.count("\n")
+            start = match.start(rule.group) - match.start(0)
             return whole[:start] + masked + whole[start + len(value) :]
 
-        text = pattern.sub(replace, text)
+        text = rule.pattern.sub(replace, text)
+    if "Secret" in text and KUBERNETES_SECRET.search(text):
+        text = _mask_kubernetes_data(text, found)
     return text, found
+
+
+def _mask_kubernetes_data(text: str, found: Counter[str]) -> str:
+    """Every value of a Secret manifest's ``data:``/``stringData:`` mapping (base64 is no cover)."""
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        heading = KUBERNETES_DATA.match(lines[index])
+        index += 1
+        if heading is None:
+            continue
+        indent = len(heading.group(1))
+        while index < len(lines):
+            entry = KUBERNETES_ENTRY.match(lines[index])
+            if entry is None or len(entry.group(1)) <= indent:
+                break
+            value = entry.group(2)
+            if value not in ("|", ">", "|-", ">-") and not value.startswith(MARKER_PREFIX):
+                line = lines[index]
+                at = entry.start(2)
+                lines[index] = line[:at] + marker("kubernetes-secret") + line[at + len(value) :]
+                found["kubernetes-secret"] += 1
+            index += 1
+    return "\n".join(lines)
 
 
 def markers_in(documents: Iterable[Document]) -> Counter[str]:

@@ -34,6 +34,7 @@ import pathspec
 from ragls.core.prompt import render_context_prompt_within
 from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.explain import explain_path
+from ragls.ingest.extract import ExtractionError
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.service import wire
 from ragls.service.scheduler import IndexJob
@@ -227,10 +228,20 @@ class RaglsTools:
         last = start_line + MAX_SPAN_LINES - 1 if end_line is None else end_line
         _check_range("end_line", last, start_line, start_line + MAX_SPAN_LINES - 1)
         try:
-            text = absolute.read_bytes().decode("utf-8", errors="replace")
+            data = absolute.read_bytes()
         except OSError as error:
             raise ToolFailure(f"{path}: cannot be read: {error.strerror}") from None
-        lines = text.splitlines()
+        detected = self._ingestion.detect(config, relative, data)
+        if detected is None:
+            raise ToolFailure(f"{path}: refused, binary; only indexed files are readable")
+        try:
+            # The text as the index holds it: secrets masked, lines numbered as chunks are.
+            text = self._ingestion.readable_text(config, relative, data, detected)
+        except ExtractionError as error:
+            raise ToolFailure(f"{path}: cannot be read: {error}") from None
+        lines = text.split("\n")
+        if lines and not lines[-1]:
+            lines.pop()  # the newline that ends the last line starts no line of its own
         chosen_lines = lines[start_line - 1 : last]
         content = "\n".join(chosen_lines)
         cut = len(content) > MAX_SPAN_CHARS

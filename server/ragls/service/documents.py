@@ -3,6 +3,10 @@
 The SPEC asks for bounded input without fixing the bounds; these are ours, chosen so that one
 request can never blow up memory or a prompt: content of 1 to 1,000,000 characters (not blank),
 at most 64 metadata entries, keys of 1 to 128 characters, values of at most 4,096, all strings.
+
+An added document is text a client or an assistant hands over, and it is returned to models like
+any chunk: unless the session's source turned secret detection off, its content and metadata
+values go through the same redaction as indexed files (:func:`redacted_document`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Mapping
 
 from ragls.core.documents import Document
 from ragls.errors import InvalidArgumentError
+from ragls.ingest.secrets import redact
 from ragls.service.status import DocumentInfo
 
 MAX_DOCUMENT_CHARS = 1_000_000
@@ -33,6 +38,13 @@ def new_added_document(content: object, metadata: object) -> Document:
             f"content is {len(content)} characters long; the maximum is {MAX_DOCUMENT_CHARS}"
         )
     return Document(f"{ADDED_ID_PREFIX}{uuid.uuid4().hex}", content, _checked_metadata(metadata))
+
+
+def redacted_document(document: Document) -> Document:
+    """``document`` with every secret of its content and metadata values masked."""
+    content = redact(document.content)[0]
+    metadata = {key: redact(value)[0] for key, value in document.metadata.items()}
+    return Document(document.id, content, metadata)
 
 
 def _checked_metadata(metadata: object) -> dict[str, str]:

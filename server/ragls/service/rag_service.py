@@ -43,7 +43,7 @@ from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.indexer import FileIndexer, IndexReport
 from ragls.ingest.limits import Limits
 from ragls.service import chat, snapshot
-from ragls.service.documents import document_info, new_added_document
+from ragls.service.documents import document_info, new_added_document, redacted_document
 from ragls.service.memory import collection_paused, release_free_memory
 from ragls.service.persistence import Persistence
 from ragls.service.pipelines import SEED, Pipeline, pipeline_named
@@ -374,6 +374,8 @@ class RagService:
     def add_document(self, content: str, metadata: Mapping[str, str] | None = None) -> str:
         """Add a document to the session's corpus; returns its new unique id."""
         document = new_added_document(content, metadata)
+        if self._last_config is None or self._last_config.detect_secrets:
+            document = redacted_document(document)
         with self._commit_lock:
             self._knowledge_base.add(document)
             done: list[IndexedStream] = []
