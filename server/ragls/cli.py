@@ -320,6 +320,8 @@ def command_eval(args: argparse.Namespace) -> int:
 
     names = args.pipeline or ["seed", WORKSPACE.name]
     pipelines = [pipeline_named(name) for name in dict.fromkeys(names)]
+    if args.questions:
+        return _eval_questions(args, pipelines)
     settings = EvalSettings(
         rev=args.rev,
         base=args.base,
@@ -333,6 +335,21 @@ def command_eval(args: argparse.Namespace) -> int:
         Path(args.path), pipelines, settings, lambda line: print(line, file=sys.stderr)
     )
     print(format_table(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.as_json(), indent=1) + "\n", "utf-8")
+    return 0
+
+
+def _eval_questions(args: argparse.Namespace, pipelines: list[Any]) -> int:
+    from ragls.evaluation.questions import format_question_table, load_questions
+    from ragls.evaluation.run import EvalSettings, evaluate_question_folder
+
+    questions = load_questions(Path(args.questions))
+    settings = EvalSettings(resamples=args.resamples, seed=args.seed)
+    report = evaluate_question_folder(
+        Path(args.path), questions, pipelines, settings, lambda line: print(line, file=sys.stderr)
+    )
+    print(format_question_table(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report.as_json(), indent=1) + "\n", "utf-8")
     return 0
@@ -356,7 +373,19 @@ def _add_eval(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "the base commit, read with git (the work tree is never touched). Prints MRR@10, "
         "Recall@1/5/10 and nDCG@10 per pipeline with bootstrap 95%% intervals.",
     )
-    evaluate.add_argument("path", help="a git repository (a working copy or a bare one)")
+    evaluate.add_argument(
+        "path",
+        help="a git repository (a working copy or a bare one); with --questions, a folder "
+        "holding the questions' checkout",
+    )
+    evaluate.add_argument(
+        "--questions",
+        metavar="FILE",
+        help="score a question set instead of the history: JSON lines of {id, query, "
+        "category (symbol|behaviour|architecture), answers: [{file, startLine?, endLine?}], "
+        "language?}; prints file-level nDCG@10 per category and language, chunk nDCG@10, "
+        "MRR@10 and Recall@10 (docs/retrieval.md)",
+    )
     evaluate.add_argument(
         "--pipeline",
         action="append",

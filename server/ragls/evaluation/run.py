@@ -37,6 +37,13 @@ from ragls.evaluation.metrics import (
     ranked_files,
     summarize,
 )
+from ragls.evaluation.questions import (
+    SEARCH_DEPTH,
+    Question,
+    QuestionReport,
+    Search,
+    evaluate_questions,
+)
 from ragls.service.pipelines import PIPELINES, WORKSPACE, Pipeline
 from ragls.service.rag_service import RagService
 from ragls.service.status import IndexStatus
@@ -247,3 +254,41 @@ def format_table(report: EvalReport) -> str:
             + " |"
         )
     return "\n".join(lines)
+
+
+def index_folder(folder: Path, progress: Progress | None = None) -> RagService:
+    """A workspace service over ``folder`` that keeps every pipeline's streams (no store)."""
+    service = RagService(pipeline=WORKSPACE, also_serve=list(PIPELINES.values()))
+    started = time.perf_counter()
+    status = service.index_directory(folder)
+    if progress is not None:
+        progress(
+            f"indexed {status.file_count} files, {status.chunk_count} chunks "
+            f"in {time.perf_counter() - started:.1f}s"
+        )
+    return service
+
+
+def pipeline_search(service: RagService, pipeline: Pipeline) -> Search:
+    """Searching ``pipeline`` over the service's stores, 100 chunks deep."""
+    retriever = service.retriever_for(pipeline)
+    return lambda query: retriever.retrieve(query, SEARCH_DEPTH)
+
+
+def evaluate_question_folder(
+    folder: Path,
+    questions: Sequence[Question],
+    pipelines: Sequence[Pipeline],
+    settings: EvalSettings = EvalSettings(),
+    progress: Progress | None = None,
+) -> QuestionReport:
+    """Index ``folder`` (a checkout at the questions' commit) once and score every pipeline."""
+    if not folder.is_dir():
+        raise InvalidArgumentError(f"{folder} is not a folder")
+    service = index_folder(folder, progress)
+    return evaluate_questions(
+        questions,
+        [(pipeline.name, pipeline_search(service, pipeline)) for pipeline in pipelines],
+        resamples=settings.resamples,
+        seed=settings.seed,
+    )

@@ -1,0 +1,75 @@
+"""Make the question set's checkouts from local clones (no network: clone or fetch them first).
+
+    python eval/questions/checkout.py CLONES CHECKOUTS
+
+For each ``OWNER__NAME.meta.json``, finds a clone of OWNER/NAME in CLONES (a folder named
+``OWNER__NAME``, ``OWNER+NAME`` or ``NAME``, bare or not; a bare one may sit in a ``repo``
+subfolder) and writes the tree of the pinned commit to ``CHECKOUTS/OWNER__NAME`` with git
+(``git archive`` is not used: it leaves out files marked export-ignore, often the tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def git_dir(clones: Path, owner: str, name: str) -> Path | None:
+    for candidate in (f"{owner}__{name}", f"{owner}+{name}", name):
+        for folder in (
+            clones / candidate,
+            clones / candidate / "repo",
+            clones / candidate / ".git",
+        ):
+            if (folder / "HEAD").is_file() and (folder / "objects").is_dir():
+                return folder
+    return None
+
+
+def main() -> int:
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    clones, checkouts = Path(sys.argv[1]), Path(sys.argv[2])
+    missing = 0
+    for meta_file in sorted(HERE.glob("*.meta.json")):
+        meta = json.loads(meta_file.read_text())
+        owner, name = meta["repo"].split("/")
+        source = git_dir(clones, owner, name)
+        if source is None:
+            print(f"{meta['repo']}: no clone in {clones}", file=sys.stderr)
+            missing += 1
+            continue
+        target = checkouts / meta_file.name.removesuffix(".meta.json")
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        with tempfile.TemporaryDirectory() as scratch:
+            environment = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            subprocess.run(
+                [
+                    "git",
+                    f"--git-dir={source}",
+                    f"--work-tree={target}",
+                    "checkout",
+                    "-f",
+                    meta["commit"],
+                    "--",
+                    ".",
+                ],
+                check=True,
+                env=environment,
+            )
+        print(f"{meta['repo']} @ {meta['commit'][:12]} -> {target}", file=sys.stderr)
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
