@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import runpy
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ragls.core.code_stream import FieldWeights
@@ -57,6 +59,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("repositories", nargs="+", type=Path)
     parser.add_argument("--grid", choices=("fields", "fusion", "final"), default="final")
+    parser.add_argument(
+        "--variants", type=Path, help="a Python file defining VARIANTS: dict[str, Pipeline]"
+    )
     parser.add_argument("--window", type=int, default=400)
     parser.add_argument("--max-queries", type=int, default=300)
     numbers = lambda text: [float(x) for x in text.split(",")]  # noqa: E731
@@ -76,7 +81,10 @@ def main() -> int:
             prepare_corpus(repository, settings, lambda line: print(line, file=sys.stderr))
         )
     fields = FieldWeights(symbol=args.symbol, path=args.path, b=args.b, k1=args.k1)
-    if args.grid == "fields":
+    if args.variants is not None:
+        variants = runpy.run_path(str(args.variants))["VARIANTS"]
+        candidates = [replace(p, name=name) for name, p in variants.items()]
+    elif args.grid == "fields":
         candidates = field_grid(args.symbols, args.paths, args.bs, args.k1s)
     elif args.grid == "fusion":
         candidates = fusion_grid(fields)

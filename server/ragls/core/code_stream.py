@@ -44,6 +44,7 @@ from ragls.core.identifiers import (
     code_term_counts,
     code_terms,
     distinct,
+    identifier_terms,
     split_identifier,
 )
 from ragls.core.identifiers import path_terms as split_path
@@ -269,6 +270,18 @@ class CodeStream:
 
     def __contains__(self, document_id: object) -> bool:
         return isinstance(document_id, str) and self.get(document_id) is not None
+
+    def document_count(self) -> int:
+        return len(self._state.index)
+
+    def document_frequency(self, word: str) -> int:
+        """How many documents hold ``word`` (one identifier, analysed as text is) in their
+        body; 0 for a word the analyzer drops."""
+        terms = identifier_terms(word)
+        if not terms:
+            return 0
+        with self._state.lock:
+            return self._state.index.document_frequency(terms[0])
 
     def search(self, query: str, top_k: int) -> list[SearchResult]:
         """The ``top_k`` best documents for ``query``, best first; ties broken by id."""

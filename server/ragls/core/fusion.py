@@ -9,6 +9,10 @@ A stream that raises is logged and skipped. Results are ordered by fused score, 
 rank any stream gave them, then by id, so equal inputs always give the same order. At most
 ``per_file_cap`` (3) results share one value of metadata ``file``; documents without ``file``
 (added documents) are not capped.
+
+A retriever may carry a ranking layer (:class:`ragls.core.ranking.layer.RankingLayer`, SPEC
+§10's workspace pipeline): it rescores every fused candidate before the per-file cap. The
+candidates do not depend on ``top_k`` either, so the prefix property holds with it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragls.core.documents import Document, RetrievalStream, SearchResult
+from ragls.core.ranking.layer import Candidate, RankingLayer
 from ragls.core.validation import check_query, check_top_k
 from ragls.errors import ConfigurationError
 
@@ -63,6 +68,7 @@ class HybridRetriever:
         streams: Iterable[tuple[RetrievalStream, float]],
         *,
         per_file_cap: int = PER_FILE_CAP,
+        ranking: RankingLayer | None = None,
     ) -> None:
         weighted = [WeightedStream(stream, _check_weight(weight)) for stream, weight in streams]
         if not weighted:
@@ -73,6 +79,7 @@ class HybridRetriever:
             )
         self._streams = tuple(weighted)
         self._per_file_cap = per_file_cap
+        self._ranking = ranking
 
     @staticmethod
     def builder() -> HybridRetrieverBuilder:
@@ -109,16 +116,19 @@ class HybridRetriever:
                     best_rank[document_id] = rank
                 documents.setdefault(document_id, result.document)
         ordered = sorted(fused, key=lambda doc_id: (-fused[doc_id], best_rank[doc_id], doc_id))
+        candidates = [Candidate(documents[i], fused[i], best_rank[i]) for i in ordered]
+        if self._ranking is not None:
+            candidates = self._ranking.rerank(query, candidates)
         per_file: dict[str, int] = {}
         capped: list[SearchResult] = []
-        for document_id in ordered:
-            document = documents[document_id]
+        for candidate in candidates:
+            document = candidate.document
             file = document.metadata.get(FILE_KEY)
             if file is not None:
                 if per_file.get(file, 0) >= self._per_file_cap:
                     continue
                 per_file[file] = per_file.get(file, 0) + 1
-            capped.append(SearchResult(document, fused[document_id]))
+            capped.append(SearchResult(document, candidate.score))
             if len(capped) == top_k:
                 break
         return capped

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragls.core.code_stream import FieldWeights
+from ragls.core.ranking.layer import RankingWeights
 from ragls.errors import InvalidArgumentError
 
 
@@ -31,6 +32,7 @@ class Pipeline:
     tfidf: float = 0.0
     code: float = 0.0
     fields: FieldWeights = field(default_factory=FieldWeights)
+    ranking: RankingWeights | None = None  # the ranking layer after fusion; None: none
 
     @property
     def uses_code(self) -> bool:

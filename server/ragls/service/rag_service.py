@@ -34,6 +34,7 @@ from ragls.core.documents import Document, IndexedStream, RetrievalStream, Searc
 from ragls.core.fusion import HybridRetriever
 from ragls.core.knowledge_base import InMemoryKnowledgeBase, KnowledgeBaseStream
 from ragls.core.prompt import render_context_prompt
+from ragls.core.ranking.layer import RankingLayer
 from ragls.core.validation import check_top_k
 from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.admission import SkipReason
@@ -312,7 +313,15 @@ class RagService:
             if code.weights != pipeline.fields:
                 code = code.view(pipeline.fields)
             streams.append((code, pipeline.code))
-        return HybridRetriever(streams)
+        ranking = None
+        if pipeline.ranking is not None:
+            counter = self._code
+            ranking = RankingLayer(
+                pipeline.ranking,
+                None if counter is None else counter.document_frequency,
+                None if counter is None else counter.document_count,
+            )
+        return HybridRetriever(streams, ranking=ranking)
 
     def set_pipeline(self, pipeline: Pipeline | str) -> None:
         """Search with another pipeline from now on. A stream it needs that the service does

@@ -1,0 +1,168 @@
+"""The ranking layer's rules, as data (SPEC §10; docs/retrieval.md "The ranking layer").
+
+A file's *role* comes from its path: tests, fixtures and snapshots, examples, benchmarks,
+generated and vendored code, migrations, and documentation (prose formats and ``docs/``
+folders). Each role but ``source`` scales a chunk's fused score by its weight unless the query
+asks for that role with one of its words (a query saying "test" gets tests). Patterns are
+regular expressions over the POSIX path (directory names case-insensitive), per role, checked
+in the order below (the first role that matches wins); they cover the conventions of the
+languages ragls chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    name: str
+    weight: float  # multiplies the fused score of a chunk of such a file
+    path: re.Pattern[str]
+    asked_by: frozenset[str]  # query words (lower case, unstemmed) that ask for the role
+
+
+def _dirs(*names: str) -> str:
+    return r"(?i:(?:^|/)(?:" + "|".join(names) + r")/)"
+
+
+_TEST_WORDS = frozenset(
+    "test tests testing tested unittest unittests pytest spec specs assert asserts assertion "
+    "mock mocks fixture fixtures snapshot snapshots e2e".split()
+)
+
+ROLES: tuple[Role, ...] = (
+    Role(
+        "generated",
+        0.35,
+        re.compile(
+            r"(?i:(?:\.pb\.go|_pb2\.pyi?|\.pb\.(?:h|cc)|\.generated\.[a-z]+|\.g\.dart"
+            r"|\.freezed\.dart|\.min\.(?:js|css)|\.designer\.cs|_generated\.[a-z]+|\.gen\.[a-z]+)$)"
+            r"|" + _dirs("generated", "__generated__", "gen", "docsets?", "\\.docc")
+        ),
+        frozenset(("generated", "codegen")),
+    ),
+    Role(
+        "vendored",
+        0.35,
+        re.compile(
+            _dirs(
+                "third_party", "third-party", "thirdparty", "external", "extern", "gtest", "gmock"
+            )
+        ),
+        frozenset(("vendored", "vendor", "third", "bundled")),
+    ),
+    Role(
+        "fixture",
+        0.4,
+        re.compile(
+            _dirs(
+                "fixtures?",
+                "__fixtures__",
+                "__snapshots__",
+                "snapshots?",
+                "testdata",
+                "test_data",
+                "test-data",
+                "mocks?",
+                "__mocks__",
+                "stubs",
+                "golden",
+            )
+            + r"|\.snap$"
+        ),
+        _TEST_WORDS,
+    ),
+    Role(
+        "test",
+        0.45,
+        re.compile(
+            _dirs(
+                "tests?",
+                "__tests__",
+                "testing",
+                "specs?",
+                "e2e",
+                "integration[-_]tests?",
+                "[a-z0-9_.-]*\\.tests?",
+                "[a-z0-9_.-]*[-_]tests?",
+                "runtime-tests",
+                "unittests?",
+            )
+            + r"|(?:^|/)(?:test_[^/]*|conftest\.py)$"
+            + r"|(?i:(?:^|/|[_.-])(?:tests?|spec|specs)\.[a-z0-9]+)$"
+            + r"|[a-z0-9](?:Tests?|Spec|Specs|IT)"
+            r"\.(?:java|kt|kts|swift|php|cs|scala|groovy|hs|m|mm|dart|cpp|cc)$"
+        ),
+        _TEST_WORDS,
+    ),
+    Role(
+        "example",
+        0.6,
+        re.compile(
+            _dirs(
+                "[^/]*\\bexamples?\\b[^/]*",
+                "samples?",
+                "demos?",
+                "playground",
+                "sandbox",
+                "cookbook",
+            )
+        ),
+        frozenset("example examples sample samples demo demos playground".split()),
+    ),
+    Role(
+        "benchmark",
+        0.6,
+        re.compile(_dirs("bench", "benches", "benchmarks?", "perf") + r"|_bench(?:mark)?\.[a-z]+$"),
+        frozenset("bench benchmark benchmarks benches performance perf".split()),
+    ),
+    Role(
+        "migration",
+        0.7,
+        re.compile(_dirs("migrations?", "migrate", "alembic")),
+        frozenset("migration migrations migrate".split()),
+    ),
+    Role(
+        "metadata",
+        0.35,
+        re.compile(
+            r"(?i:\.(?:pbxproj|xcworkspacedata|xcscheme|plist|sln|lock|sum)$)"
+            r"|(?:^|/)(?:package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock)$"
+        ),
+        frozenset(("lockfile", "dependency", "dependencies", "xcode")),
+    ),
+    Role(
+        "docs",
+        0.6,
+        re.compile(
+            _dirs("docs?", "documentation", "man", "manual", "website", "site", "completions?")
+            + r"|\.(?:md|mdx|markdown|rst|txt|adoc|html?|org|texi|pod)$"
+            + r"|(?:^|/)(?:changelog|changes|history|news|authors|contributing|license|notice)"
+            r"(?:\.[a-z]+)?$"
+        ),
+        frozenset(
+            "doc docs documentation documented readme changelog guide tutorial manual".split()
+        ),
+    ),
+)
+SOURCE = "source"
+
+# A query phrased as a change ("fix the redirect loop", "feat(router): ...") or pasted at length
+# (a whole issue or commit message) is about code and its tests alike: roles weigh less there.
+CHANGE_VERBS = frozenset(
+    """fix fixes fixed fixing add adds added adding remove removes removed support supports
+    update updates updated refactor refactored allow allows make makes use uses improve improves
+    handle handles ensure ensures avoid avoids prevent prevents rename renames renamed move moves
+    replace replaces implement implements drop drops deprecate deprecates introduce introduces
+    expose exposes enable enables disable disables correct corrects clean cleanup simplify
+    simplifies optimize optimise speed reduce reduces change changes changed set sets
+    feat chore perf""".split()
+)
+CONVENTIONAL_COMMIT = re.compile(
+    r"^(?:feat|fix|chore|docs|refactor|perf|test|tests|build|ci|style|revert|deps)"
+    r"(?:\([^)]*\))?!?:\s"
+)
+LONG_QUERY_WORDS = 40
+CHANGE_ROLE_POWER = 0.25  # the roles' power for such queries, times RankingWeights.roles
