@@ -212,10 +212,12 @@ def test_eval_of_a_folder_that_is_not_a_repository_is_an_error(tmp_path: Path) -
 
 def test_explain_names_the_rule_that_refuses_a_path(tmp_path: Path) -> None:
     root = sample(tmp_path)
-    result = ragls("explain", str(root), "b/payments.py", "debug.log", ".env")
+    (root / "report.pl").write_text("print 1;\n")
+    result = ragls("explain", str(root), "b/payments.py", "report.pl", "debug.log", ".env")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        "b/payments.py: would be indexed (code)",
+        "b/payments.py: would be indexed (code), chunked by symbols: python grammar",
+        "report.pl: would be indexed (code), chunked as line windows: no grammar for perl",
         "debug.log: not indexed, ignored: .gitignore:1: *.log",
         ".env: not indexed, secret: a secret file name, never indexed",
     ]

@@ -125,6 +125,10 @@ def _summary(status: IndexStatus, seconds: float) -> str:
     ]
     rows += [(f"skipped: {reason}", str(count)) for reason, count in status.skipped.items()]
     rows += [(f"redacted: {rule}", str(count)) for rule, count in status.redacted.items()]
+    rows += [
+        (f"no grammar: {language}", f"{count} files chunked as line windows")
+        for language, count in status.windowed_languages.items()
+    ]
     rows += [("errors", str(len(status.errors)))] if status.errors else []
     rows += [("warning", warning) for warning in status.warnings]
     rows += [("note", hint) for hint in status.hints]
@@ -435,7 +439,8 @@ def command_explain(args: argparse.Namespace) -> int:
         found = explain_path(ingestion, config, target)
         shown = _shown(found.path)
         if found.admitted:
-            print(f"{shown}: would be indexed ({found.format or 'directory'})")
+            chunking = f", {found.chunking}" if found.chunking else ""
+            print(f"{shown}: would be indexed ({found.format or 'directory'}){chunking}")
         else:
             detail = f": {found.detail}" if found.detail else ""
             print(f"{shown}: not indexed, {found.reason}{detail}")

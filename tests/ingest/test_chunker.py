@@ -146,8 +146,8 @@ def test_each_grammar_yields_named_symbols(language: str) -> None:
 
 
 def test_languages_without_a_grammar_use_line_windows() -> None:
-    source = "\n".join(f"local x{i} = {i}" for i in range(130))
-    chunks = chunk_code(source, "lua", max_lines=60)
+    source = "\n".join(f"      x{i} = {i}" for i in range(130))
+    chunks = chunk_code(source, "fortran", max_lines=60)
     assert [(c["start_line"], c["end_line"]) for c in chunks] == [
         ("1", "60"),
         ("61", "120"),

@@ -60,3 +60,14 @@ def test_the_refusing_rule_is_named(root: Path, path: str, reason: str, detail: 
 def test_an_admitted_file_says_its_format(root: Path) -> None:
     found = explain_path(FileIngestionService(), KnowledgeSourceConfig(root), root / "src/app.py")
     assert (found.path, found.admitted, found.format) == ("src/app.py", True, "code")
+    assert found.chunking == "chunked by symbols: python grammar"
+
+
+def test_code_without_a_grammar_says_it_is_chunked_as_line_windows(root: Path) -> None:
+    service, config = FileIngestionService(), KnowledgeSourceConfig(root)
+    (root / "src" / "report.pl").write_text("print 1;\n")
+    found = explain_path(service, config, root / "src/report.pl")
+    assert found.chunking == "chunked as line windows: no grammar for perl"
+    readme = root / "docs" / "guide.md"
+    readme.write_text("# Guide\n")
+    assert explain_path(service, config, readme).chunking == ""

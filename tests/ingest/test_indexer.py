@@ -382,3 +382,27 @@ def test_files_skipped_anyway_do_not_count_towards_the_source_caps(tmp_path: Pat
         "huge.bin.zip": SkipReason.BINARY,
         "big.txt": SkipReason.TOO_LARGE,
     }
+
+
+def test_files_without_a_grammar_are_counted_by_language(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "src/app.py": "def main():\n    return 1\n",
+            "tools/a.pl": "print 1;\n",
+            "tools/b.pl": "print 2;\n",
+            "db/schema.sql": "create table t (id int);\n",
+        },
+    )
+    indexer, stores = FileIndexer(workers=1), Stores()
+    run(indexer, root, stores)
+    assert indexer.windowed_languages == {"perl": 2, "sql": 1}
+    (root / "tools" / "b.pl").write_text("print 3;\nprint 4;\n")
+    (root / "db" / "schema.sql").unlink()
+    run(indexer, root, stores, changed_paths=[root / "tools/b.pl", root / "db/schema.sql"])
+    assert indexer.windowed_languages == {"perl": 2}
+    _, records, skips = indexer.export_records()
+    restored = FileIndexer(workers=1)
+    documents = {d.id: d for d in stores.kb.list()}
+    restored.restore_records(root, records, skips, documents)
+    assert restored.windowed_languages == {"perl": 2}

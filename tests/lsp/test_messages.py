@@ -39,7 +39,12 @@ def test_a_misfit_names_the_field(cls: type, raw: object, message: str) -> None:
 def test_answers_are_camel_case_json() -> None:
     status = StatusAnswer.of(
         "s",
-        IndexStatus(file_count=2, chunk_count=5, progress=IndexProgress(120, 3000, "src/a.py")),
+        IndexStatus(
+            file_count=2,
+            chunk_count=5,
+            progress=IndexProgress(120, 3000, "src/a.py"),
+            windowed_languages={"fortran": 3},
+        ),
         root=None,
         watcher=WatcherView("watching", 3, ""),
         pipeline="workspace",
@@ -51,4 +56,5 @@ def test_answers_are_camel_case_json() -> None:
     assert payload["watcher"] == {"state": "watching", "watches": 3, "detail": ""}
     progress = {"indexedFiles": 120, "totalFiles": 3000, "currentFile": "src/a.py"}
     assert payload["progress"] == progress
+    assert payload["windowedLanguages"] == {"fortran": 3}
     assert to_json(ClosedAnswer("s", True)) == {"session": "s", "closed": True}

@@ -212,3 +212,13 @@ def test_default_skipped_directories_that_git_tracks_are_reported(tmp_path: Path
     [hint] = status.hints
     assert hint.startswith("doc/build/ holds 2 files git tracks but is skipped by default")
     assert 'defaultSkips without "build"' in hint
+
+
+def test_status_counts_files_chunked_without_a_grammar(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "src" / "report.pl").write_text("print 1;\n")
+    rag = RagService()
+    assert rag.index_directory(root).windowed_languages == {"perl": 1}
+    (root / "src" / "report.pl").unlink()
+    rag.index_directory(root)
+    assert rag.get_status().windowed_languages == {}

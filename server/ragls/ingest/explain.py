@@ -4,8 +4,9 @@ The same checks as the walk and the watcher path, one path at a time, stopping a
 refuses it, as ``git check-ignore -v`` does for ignore rules: outside the root, a symbolic link
 or special file, a default-skipped or secret name, the ignore file and line that exclude it, an
 include/exclude glob, the size cap, a binary name or content, an unsupported format. A path that
-passes them all is admitted; whether it is indexed *now* is the index's business (the service
-adds that).
+passes them all is admitted, and for source code the explanation says how it is chunked (by
+its grammar's symbols, or as line windows when its language has no grammar); whether it is
+indexed *now* is the index's business (the service adds that).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import os
 from dataclasses import dataclass
 
 from ragls.ingest.admission import Skipped, SkipReason
+from ragls.ingest.chunking.windows import code_chunking
 from ragls.ingest.config import KnowledgeSourceConfig, relative_path
-from ragls.ingest.formats import decode_text, looks_binary
+from ragls.ingest.formats import DocumentFormat, decode_text, looks_binary
 from ragls.ingest.ingestion import FileIngestionService
 
 SNIFF_BYTES = 8192
@@ -23,13 +25,16 @@ SNIFF_BYTES = 8192
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """``admitted``, or the ``reason`` (a SkipReason value) and a ``detail`` naming the rule."""
+    """``admitted``, or the ``reason`` (a SkipReason value) and a ``detail`` naming the rule;
+    ``chunking`` says how an admitted source file is cut (``chunked as line windows: no grammar
+    for fortran``)."""
 
     path: str
     admitted: bool
     reason: str | None = None
     detail: str = ""
     format: str | None = None
+    chunking: str = ""
 
 
 def explain_path(
@@ -70,7 +75,8 @@ def explain_path(
     detected = ingestion.detect(config, relative, data)
     if detected is None:
         return Explanation(relative, False, SkipReason.UNSUPPORTED.value, "no supported format")
-    return Explanation(relative, True, format=detected.format.value)
+    chunking = code_chunking(detected.language) if detected.format is DocumentFormat.CODE else ""
+    return Explanation(relative, True, format=detected.format.value, chunking=chunking)
 
 
 def _refused(relative: str, skipped: Skipped) -> Explanation:

@@ -30,6 +30,7 @@ from ragls.core.documents import Document, IndexedStream
 from ragls.core.knowledge_base import INCREMENTAL_MAX_DOCUMENTS, KnowledgeBase
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
 from ragls.ingest.admission import Admission, Skipped, SkipReason
+from ragls.ingest.chunking.windows import windowed_languages
 from ragls.ingest.config import KnowledgeSourceConfig, relative_path
 from ragls.ingest.fingerprint import FileRecord
 from ragls.ingest.generation import difference
@@ -83,6 +84,7 @@ class FileIndexer:
         self._records: dict[str, FileRecord] = {}
         self._skips: dict[str, Skipped] = {}  # the committed generation's, by path
         self._redactions: Counter[str] = Counter()  # masked secrets the generation holds
+        self._windowed: Counter[str] = Counter()  # files chunked without a grammar, by language
 
     def set_limits(self, limits: Limits) -> None:
         """Admission caps for the next runs; the fingerprints stay (they record the chunk cap,
@@ -107,11 +109,18 @@ class FileIndexer:
         self._records = {}
         self._skips = {}
         self._redactions = Counter()
+        self._windowed = Counter()
 
     @property
     def redactions(self) -> dict[str, int]:
         """Secrets masked in the current generation's chunks, by rule (ragls.ingest.secrets)."""
         return dict(sorted(self._redactions.items()))
+
+    @property
+    def windowed_languages(self) -> dict[str, int]:
+        """Files of the current generation chunked as line windows for want of a grammar, by
+        language (ragls.ingest.chunking.windows)."""
+        return dict(sorted(self._windowed.items()))
 
     def indexed_documents(self) -> list[Document]:
         return [document for record in self._records.values() for document in record.documents]
@@ -168,6 +177,9 @@ class FileIndexer:
         kept = {path: Skipped(path, SkipReason(reason), detail) for path, reason, detail in skips}
         self._root, self._records, self._skips = root, restored, kept
         self._redactions = markers_in(d for record in restored.values() for d in record.documents)
+        self._windowed = windowed_languages(
+            d for record in restored.values() for d in record.documents
+        )
 
     def index(
         self,
@@ -283,6 +295,10 @@ class FileIndexer:
         self._redactions.update(markers_in(added))
         self._redactions.subtract(markers_in(removed_docs))
         self._redactions = +self._redactions  # drop rules down to zero
+        # A changed file's documents are all removed and all added (generation.difference).
+        self._windowed.update(windowed_languages(added))
+        self._windowed.subtract(windowed_languages(removed_docs))
+        self._windowed = +self._windowed
         return IndexReport(
             root=root,
             file_count=sum(1 for record in staged.values() if record.skip is None),

@@ -99,6 +99,7 @@ class StatusAnswer:
     tracked_in_skipped: dict[str, int]
     hints: list[str]
     redacted: dict[str, int]
+    windowed_languages: dict[str, int]
     cache: dict[str, Any] | None
     last_run: dict[str, Any] | None
     progress: ProgressView | None
@@ -143,6 +144,7 @@ class StatusAnswer:
             tracked_in_skipped=dict(status.tracked_in_skipped),
             hints=list(status.hints),
             redacted=dict(status.redacted),
+            windowed_languages=dict(status.windowed_languages),
             cache=wire.cache_json(status.persistence),
             last_run=last_run,
             progress=None

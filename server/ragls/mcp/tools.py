@@ -276,6 +276,7 @@ class RaglsTools:
             "pipeline": session.service.pipeline.name,
             "skipped": dict(status.skipped),
             "redacted": dict(status.redacted),
+            "windowed_languages": dict(status.windowed_languages),
             "errors": list(status.errors),
             "last_error": status.last_error,
             "warnings": list(status.warnings),

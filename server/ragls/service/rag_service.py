@@ -206,6 +206,7 @@ class RagService:
                 errors=tuple(result.errors),
                 tracked_in_skipped=MappingProxyType(dict(self._tracked_in_skipped)),
                 redacted=MappingProxyType(self._indexer.redactions),
+                windowed_languages=MappingProxyType(self._indexer.windowed_languages),
             )
             # Saved when what answers changed; a file re-read with the same content (a touch)
             # only refreshes its stat record, which is not worth rewriting the whole store.
@@ -568,6 +569,7 @@ class RagService:
         self._status = dataclasses.replace(
             snapshot.status_from(state.status, state.generation),
             redacted=MappingProxyType(self._indexer.redactions),
+            windowed_languages=MappingProxyType(self._indexer.windowed_languages),
         )
         self._tracked_in_skipped = dict(self._status.tracked_in_skipped)
 

@@ -73,6 +73,8 @@ class IndexStatus:
     tracked_in_skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     # Secrets masked in the generation's chunks, by rule (ragls.ingest.secrets).
     redacted: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    # Files chunked as line windows for want of a grammar, by language.
+    windowed_languages: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     # The stored index (SPEC §11); None when the session keeps its index in memory only.
     persistence: PersistenceStatus | None = None
     # The running index run's latest tick (files done of files to read); None when idle.

@@ -25,7 +25,7 @@ from ragls.ingest.chunking.symbols import Unit, code_units, has_grammar
 from ragls.ingest.chunking.units import markdown_units, paragraph_units
 from ragls.ingest.formats import DocumentFormat
 
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,28 +1,28 @@
 """Structural units of source code from tree-sitter (SPEC §8): classes, functions, methods.
 
-A symbol that fits in one chunk is one unit. A container (class, impl, module, namespace...) too
-big for one chunk is split into its header (up to its first nested symbol), its nested symbols
-(qualified ``Container.name``, function-like ones reported as ``method``) and the lines between
-and after them. Lines outside every symbol (imports, module code) become unnamed units, so the
-units always cover the whole file in order. Parsers are created lazily, one per thread.
+What is a symbol, and its kind and name, is the data of ``grammars`` (node types, name fields)
+and the per-language rules of ``symbol_rules``. A symbol that fits in one chunk is one unit. A
+container (class, impl, module, namespace...) too big for one chunk is split into its header (up
+to its first nested symbol), its nested symbols (qualified ``Container.name``; the functions of a
+class-like container reported as ``method``) and the lines between and after them. Where the
+grammar says so, adjacent clauses of one function are one unit. Lines outside every symbol
+(imports, module code) become unnamed units, so the units always cover the whole file in order.
+Each node is visited once (a container's insides once more when it is split); parsers are created
+lazily, one per language and thread.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from tree_sitter import Language, Node, Parser
 
-from ragls.ingest.chunking.grammars import (
-    CONTAINER_KINDS,
-    GRAMMARS,
-    NAME_TYPES,
-    SYMBOL_KINDS,
-    WRAPPER_TYPES,
-)
+from ragls.ingest.chunking.grammars import FUNCTION_CONTAINERS, GRAMMARS, NAME_TYPES, Grammar
+from ragls.ingest.chunking.symbol_rules import RULES, Found
+from ragls.ingest.chunking.symbol_rules import text as node_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +48,9 @@ def _language(name: str) -> Language:
     with _languages_lock:
         language = _languages.get(name)
         if language is None:
-            module_name, function = GRAMMARS[name]
-            module = importlib.import_module(module_name)
-            language = Language(getattr(module, function)())
+            grammar = GRAMMARS[name]
+            module = importlib.import_module(grammar.module)
+            language = Language(getattr(module, grammar.function)())
             _languages[name] = language
         return language
 
@@ -64,12 +64,11 @@ def _parser(name: str) -> Parser:
     return parser
 
 
-def _name_of(node: Node) -> str:
-    fields = ("name", "type") if node.type == "impl_item" else ("name",)  # impl Foo { ... }
-    for field in fields:
+def _name_of(node: Node, grammar: Grammar) -> str:
+    for field in grammar.name_fields.get(node.type, ("name",)):
         child = node.child_by_field_name(field)
         if child is not None and child.text:
-            return child.text.decode("utf-8", "replace")
+            return node_text(child)
     declarator = node.child_by_field_name("declarator")
     while declarator is not None and declarator.type not in NAME_TYPES:
         # C/C++ declarators nest: function_declarator -> declarator -> identifier
@@ -78,44 +77,55 @@ def _name_of(node: Node) -> str:
             inner = next((c for c in declarator.named_children if c.type in NAME_TYPES), None)
         declarator = inner
     if declarator is not None and declarator.text:
-        return declarator.text.decode("utf-8", "replace")
+        return node_text(declarator)
     if node.type == "type_declaration":
         spec = next((c for c in node.named_children if c.type in ("type_spec", "type_alias")), None)
         if spec is not None:
-            return _name_of(spec)
+            return _name_of(spec, grammar)
     return ""
 
 
-def _symbol_of(node: Node) -> tuple[Node, str] | None:
-    """(the node whose span counts, its kind) if ``node`` is a symbol or wraps one."""
-    if node.type in WRAPPER_TYPES:
-        inner = next((c for c in node.named_children if c.type in SYMBOL_KINDS), None)
-        if inner is not None:
-            return node, SYMBOL_KINDS[inner.type]
+def _symbol_of(node: Node, grammar: Grammar) -> Found | None:
+    """The symbol ``node`` is or wraps, if any; a node without a name is none."""
+    if node.type in grammar.wrappers:
+        for child in node.named_children:
+            inner = _symbol_of(child, grammar)
+            if inner is not None:
+                return Found(node, inner.kind, inner.name, inner.body, inner.last)
         return None
-    kind = SYMBOL_KINDS.get(node.type)
-    if kind is None:
+    kind = grammar.kinds.get(node.type, "")
+    rule = grammar.rules.get(node.type)
+    if rule is not None:
+        return RULES[rule](node, kind)
+    if not kind:
         return None
     if kind in ("struct", "enum") and node.child_by_field_name("body") is None:
         return None  # a C "struct foo x;" mention, not a definition
-    return node, kind
+    name = _name_of(node, grammar)
+    return Found(node, kind, name, node) if name else None
 
 
-def _symbol_name(node: Node) -> str:
-    if node.type in WRAPPER_TYPES:
-        inner = next((c for c in node.named_children if c.type in SYMBOL_KINDS), None)
-        return _name_of(inner) if inner is not None else ""
-    return _name_of(node)
-
-
-def _top_symbols(node: Node) -> Iterator[tuple[Node, str]]:
-    """The outermost symbols below ``node`` (not descending into the symbols found)."""
+def _top_symbols(node: Node, grammar: Grammar) -> Iterator[Found]:
+    """The outermost symbols below ``node`` (not descending into the symbols found, nor into
+    the later siblings a symbol spans)."""
+    covered = -1
     for child in node.named_children:
-        found = _symbol_of(child)
+        if child.start_byte < covered:
+            continue
+        found = _symbol_of(child, grammar)
         if found is not None:
+            covered = (found.last or found.node).end_byte
             yield found
         else:
-            yield from _top_symbols(child)
+            yield from _top_symbols(child, grammar)
+
+
+def _last_row(found: Found) -> int:
+    end = (found.last or found.node).end_point
+    # A node that ends at the start of a line (an indented block) does not hold that line.
+    if end.column == 0 and end.row > found.node.start_point.row:
+        return end.row - 1
+    return end.row
 
 
 def code_units(text: str, language: str, max_lines: int) -> list[Unit]:
@@ -124,39 +134,56 @@ def code_units(text: str, language: str, max_lines: int) -> list[Unit]:
     tree = _parser(language).parse(source)
     line_count = text.count("\n") + 1
     units: list[Unit] = []
-    _collect(tree.root_node, "", False, 0, line_count - 1, max_lines, units)
+    grammar = GRAMMARS[language]
+    walk = _Walk(grammar, max_lines, units)
+    walk.collect(_top_symbols(tree.root_node, grammar), "", False, 0, line_count - 1)
     return units
 
 
-def _collect(
-    node: Node,
-    prefix: str,
-    in_container: bool,
-    start: int,
-    end: int,
-    max_lines: int,
-    units: list[Unit],
-) -> None:
-    """Append units for lines ``start..end`` of ``node``'s nested symbols and the gaps between."""
-    cursor = start
-    for symbol, kind in _top_symbols(node):
-        first, last = symbol.start_point.row, symbol.end_point.row
-        if last < cursor or first > end:
-            continue
-        first = max(first, cursor)
-        if first > cursor:
-            units.append(Unit(cursor, first - 1))
-        name = _symbol_name(symbol)
-        qualified = f"{prefix}.{name}" if prefix and name else (name or prefix)
-        if kind == "function" and in_container:
-            kind = "method"
-        nested = list(_top_symbols(symbol)) if kind in CONTAINER_KINDS else []
-        if last - first + 1 <= max_lines or not nested:
-            units.append(Unit(first, last, qualified, kind))
-        else:
-            header_end = max(first, nested[0][0].start_point.row - 1)
-            units.append(Unit(first, header_end, qualified, kind))
-            _collect(symbol, qualified, True, header_end + 1, last, max_lines, units)
-        cursor = last + 1
-    if cursor <= end:
-        units.append(Unit(cursor, end))
+@dataclass(frozen=True, slots=True)
+class _Walk:
+    grammar: Grammar
+    max_lines: int
+    units: list[Unit]
+
+    def collect(
+        self, symbols: Iterable[Found], prefix: str, in_class: bool, start: int, end: int
+    ) -> None:
+        """Append units for lines ``start..end``: the ``symbols`` and the gaps between them."""
+        units = self.units
+        cursor = start
+        for found in symbols:
+            first, last = found.node.start_point.row, _last_row(found)
+            if last < cursor or first > end:
+                continue
+            first = max(first, cursor)
+            if first > cursor:
+                units.append(Unit(cursor, first - 1))
+            name = found.name
+            qualified = f"{prefix}.{name}" if prefix else name
+            kind = "method" if found.kind == "function" and in_class else found.kind
+            split = last - first + 1 > self.max_lines and kind in self.grammar.containers
+            nested = list(_top_symbols(found.body, self.grammar)) if split else []
+            if not nested:
+                self._add(Unit(first, last, qualified, kind))
+            else:
+                header_end = max(first, nested[0].node.start_point.row - 1)
+                units.append(Unit(first, header_end, qualified, kind))
+                of_class = kind not in FUNCTION_CONTAINERS
+                self.collect(nested, qualified, of_class, header_end + 1, last)
+            cursor = last + 1
+        if cursor <= end:
+            units.append(Unit(cursor, end))
+
+    def _add(self, unit: Unit) -> None:
+        """Append ``unit``; with ``merge_clauses``, a clause of the symbol just before it (with
+        only unnamed lines between) extends that symbol's unit instead."""
+        units = self.units
+        if self.grammar.merge_clauses:
+            back = 2 if len(units) >= 2 and not units[-1].symbol else 1
+            previous = units[-back] if len(units) >= back else None
+            key = (unit.symbol, unit.kind)
+            if previous is not None and (previous.symbol, previous.kind) == key:
+                del units[-back:]
+                unit = Unit(previous.start, unit.end, unit.symbol, unit.kind)
+        units.append(unit)

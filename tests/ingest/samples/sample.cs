@@ -1,0 +1,81 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading.Tasks;
+
+namespace Shop.Orders
+{
+    public enum OrderStatus
+    {
+        Pending,
+        Paid,
+        Shipped,
+    }
+
+    public record OrderLine(string Sku, int Quantity, decimal UnitPrice)
+    {
+        public decimal Total => Quantity * UnitPrice;
+    }
+
+    public interface IOrderRepository
+    {
+        Task<Order?> FindAsync(Guid id);
+        Task SaveAsync(Order order);
+    }
+
+    public struct Money
+    {
+        public decimal Amount { get; }
+        public string Currency { get; }
+
+        public Money(decimal amount, string currency)
+        {
+            Amount = amount;
+            Currency = currency;
+        }
+
+        public override string ToString() => $"{Amount:0.00} {Currency}";
+    }
+
+    public class Order
+    {
+        private readonly List<OrderLine> _lines = new();
+
+        public Guid Id { get; } = Guid.NewGuid();
+        public OrderStatus Status { get; private set; } = OrderStatus.Pending;
+
+        public void Add(OrderLine line)
+        {
+            if (line.Quantity <= 0)
+            {
+                throw new ArgumentOutOfRangeException(nameof(line));
+            }
+            _lines.Add(line);
+        }
+
+        public Money Total(string currency) => new(_lines.Sum(l => l.Total), currency);
+
+        public void MarkPaid()
+        {
+            Status = OrderStatus.Paid;
+        }
+    }
+
+    public class OrderService
+    {
+        private readonly IOrderRepository _repository;
+
+        public OrderService(IOrderRepository repository)
+        {
+            _repository = repository;
+        }
+
+        public async Task<Money> PayAsync(Guid id)
+        {
+            var order = await _repository.FindAsync(id) ?? throw new KeyNotFoundException();
+            order.MarkPaid();
+            await _repository.SaveAsync(order);
+            return order.Total("EUR");
+        }
+    }
+}
