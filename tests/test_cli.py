@@ -286,3 +286,80 @@ def test_secrets_never_reach_the_output(tmp_path: Path) -> None:
     assert "redacted:aws-access-key" in ragls("context", str(root), "aws access key").stdout
     summary = ragls("index", str(root)).stderr
     assert re.search(r"^redacted: aws-access-key +1$", summary, re.MULTILINE), summary
+
+
+def crowded_corpus(root: Path) -> Path:
+    """Sixty modules full of token, validator, referer and origin code, and one middleware whose
+    comment holds a word found nowhere else and whose constant is an error message."""
+    words = (
+        "token validator check origin referer trusted request session cookie middleware "
+        "secret header value failed match reason reject"
+    ).split()
+    files: dict[str, str] = {}
+    for module in range(60):
+        lines = [f'"""Helpers for {words[module % 17]} handling."""', ""]
+        for index in range(8):
+            a, b, c = (words[(module * 7 + index * 3 + k) % 17] for k in range(3))
+            lines += [
+                f"def {a}_{b}_{module}_{index}(request, token):",
+                f"    # validate the {c} token against the trusted {a}",
+                *(f"    {b}_{k} = request.{c}.get('{a}') or token" for k in range(6)),
+                f"    if not {b}_1: raise ValueError('{c} check failed')",
+                "    return token",
+                "",
+            ]
+        files[f"mod{module}.py"] = "\n".join(lines)
+    body = ["class CsrfViewMiddleware:"]
+    for step in range(40):
+        body += [
+            f"    def step_{step}(self, request, token):",
+            f"        # token validator step {step}: check the referer and origin of the request",
+            *(["        # flibbertigibbet token validator"] if step == 23 else []),
+            f"        return self.check_token(request, token, {step})",
+        ]
+    body += [
+        "",
+        'REASON_BAD_REFERER = "Referer checking failed - %s does not match any trusted origins."',
+    ]
+    files["csrf.py"] = "\n".join(body) + "\n"
+    return make_tree(root, files)
+
+
+def ranked_ids(root: Path, query: str, cache: Path) -> list[str]:
+    result = ragls("search", str(root), query, "-k", "5", "--json", cache=cache)
+    assert result.returncode == 0, result.stderr
+    return [hit["id"] for hit in json.loads(result.stdout)["results"]]
+
+
+def test_a_word_found_nowhere_else_brings_its_chunk_first(tmp_path: Path) -> None:
+    root = crowded_corpus(tmp_path / "corpus")
+    found = ranked_ids(root, "flibbertigibbet token validator", tmp_path / "cache")
+    assert found[0] == "csrf.py:71-74"
+    code_only = ragls(
+        "search",
+        str(root),
+        "flibbertigibbet token validator",
+        "--json",
+        "--pipeline",
+        "code",
+        cache=tmp_path / "cache",
+    )
+    assert json.loads(code_only.stdout)["results"][0]["id"] != "csrf.py:71-74"  # what it fixes
+
+
+def test_a_pasted_error_message_finds_the_line_that_prints_it(tmp_path: Path) -> None:
+    root = crowded_corpus(tmp_path / "corpus")
+    query = "Referer checking failed does not match any trusted origins"
+    assert "csrf.py:120-124" in ranked_ids(root, query, tmp_path / "cache")[:3]
+
+
+def test_the_demo_question_finds_the_fusion_module(tmp_path: Path) -> None:
+    """`make demo`'s own question, on this repository."""
+    repository = Path(__file__).resolve().parents[1]
+    query = "how are search results fused from several streams"
+    result = ragls("search", str(repository), query, "-k", "10", "--json", "--no-cache")
+    assert result.returncode == 0, result.stderr
+    files = list(
+        dict.fromkeys(hit["metadata"]["file"] for hit in json.loads(result.stdout)["results"])
+    )
+    assert "server/ragls/core/fusion.py" in files[:3], files

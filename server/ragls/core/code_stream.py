@@ -74,6 +74,9 @@ class FieldWeights:
     path: float = 1.0
     k1: float = 1.2
     b: float = 0.75
+    # Query whole identifiers only (``mergePath`` as ``mergepath``, not ``merge`` + ``path``):
+    # the seed's whole-word signal from the same index (SPEC §10's "whole words" stream).
+    whole_words: bool = False
 
     def __post_init__(self) -> None:
         for name in ("body", "symbol", "path", "k1", "b"):
@@ -164,6 +167,18 @@ def encode_documents(documents: Sequence[Document]) -> EncodedBatch:
 def query_terms(query: str, synonyms: SynonymTable | None) -> list[str]:
     """The query's distinct code terms, then their synonym partners (SPEC §2 step 4)."""
     terms = distinct(code_terms(query))
+    table = SynonymTable.default() if synonyms is None else synonyms
+    return table.expand(terms)
+
+
+def whole_query_terms(query: str, synonyms: SynonymTable | None) -> list[str]:
+    """The query's distinct whole identifiers as terms (each identifier's first term: itself,
+    lowercased and stemmed), then their synonym partners."""
+    terms = distinct(
+        found[0]
+        for identifier in IDENTIFIER.findall(query)
+        if (found := identifier_terms(identifier))
+    )
     table = SynonymTable.default() if synonyms is None else synonyms
     return table.expand(terms)
 
@@ -286,7 +301,10 @@ class CodeStream:
     def search(self, query: str, top_k: int) -> list[SearchResult]:
         """The ``top_k`` best documents for ``query``, best first; ties broken by id."""
         check_top_k(top_k, MAX_STREAM_TOP_K)
-        terms = query_terms(check_query(query), self._state.synonyms)
+        if self._weights.whole_words:
+            terms = whole_query_terms(check_query(query), self._state.synonyms)
+        else:
+            terms = query_terms(check_query(query), self._state.synonyms)
         if not terms:
             return []
         state = self._state
@@ -345,7 +363,7 @@ class _CodeIndex:
         self.lock = threading.Lock()
         self.documents: dict[str, Document] = {}
         self.index = InvertedIndex()
-        self._norms: tuple[int, float, float, FloatArray] | None = None
+        self._norms: dict[tuple[float, float], tuple[int, FloatArray]] = {}
 
     def unindex(self, document_id: str) -> bool:
         document = self.documents.pop(document_id, None)
@@ -355,14 +373,15 @@ class _CodeIndex:
         return True
 
     def forget_norms(self) -> None:
-        self._norms = None
+        self._norms = {}
 
     def norms(self, weights: FieldWeights, average_length: float) -> FloatArray:
         """k1 * (1 - b + b * dl / avgdl) of every slot, once per index version and weights."""
         index = self.index
-        cached = self._norms
-        if cached is None or cached[:3] != (index.version, weights.k1, weights.b):
+        key = (weights.k1, weights.b)  # views with other parameters keep their own
+        cached = self._norms.get(key)
+        if cached is None or cached[0] != index.version:
             lengths = index.lengths[: index.slot_count]
             norms = weights.k1 * (1.0 - weights.b + weights.b * lengths / average_length)
-            self._norms = cached = (index.version, weights.k1, weights.b, norms)
-        return cached[3]
+            self._norms[key] = cached = (index.version, norms)
+        return cached[1]

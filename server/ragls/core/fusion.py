@@ -12,7 +12,9 @@ rank any stream gave them, then by id, so equal inputs always give the same orde
 
 A retriever may carry a ranking layer (:class:`ragls.core.ranking.layer.RankingLayer`, SPEC
 §10's workspace pipeline): it rescores every fused candidate before the per-file cap. The
-candidates do not depend on ``top_k`` either, so the prefix property holds with it.
+candidates do not depend on ``top_k`` either, so the prefix property holds with it. A stream
+may be asked only for some query kinds (:mod:`ragls.core.ranking.shape`): the workspace
+pipeline asks its whole-word stream for questions and messages, not for changes.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 from ragls.core.documents import Document, RetrievalStream, SearchResult
 from ragls.core.ranking.layer import Candidate, RankingLayer
+from ragls.core.ranking.shape import QueryShape
 from ragls.core.validation import check_query, check_top_k
 from ragls.errors import ConfigurationError
 
@@ -50,6 +53,13 @@ def rrf_contribution(weight: float, rank: int) -> float:
 class WeightedStream:
     stream: RetrievalStream
     weight: float
+    kinds: frozenset[str] | None = None  # the query kinds it is asked for; None: every kind
+
+    def asked_for(self, shape: QueryShape | None) -> bool:
+        return self.kinds is None or shape is None or shape.kind in self.kinds
+
+
+StreamSpec = tuple[RetrievalStream, float] | tuple[RetrievalStream, float, frozenset[str] | None]
 
 
 def _check_weight(weight: object) -> float:
@@ -65,12 +75,15 @@ class HybridRetriever:
 
     def __init__(
         self,
-        streams: Iterable[tuple[RetrievalStream, float]],
+        streams: Iterable[StreamSpec],
         *,
         per_file_cap: int = PER_FILE_CAP,
         ranking: RankingLayer | None = None,
     ) -> None:
-        weighted = [WeightedStream(stream, _check_weight(weight)) for stream, weight in streams]
+        weighted = [
+            WeightedStream(spec[0], _check_weight(spec[1]), spec[2] if len(spec) > 2 else None)
+            for spec in streams
+        ]
         if not weighted:
             raise ConfigurationError("HybridRetriever needs at least one stream; none was given")
         if isinstance(per_file_cap, bool) or not isinstance(per_file_cap, int) or per_file_cap < 1:
@@ -97,7 +110,11 @@ class HybridRetriever:
         fused: dict[str, float] = {}
         best_rank: dict[str, int] = {}
         documents: dict[str, Document] = {}
+        shaped = self._ranking is not None or any(w.kinds is not None for w in self._streams)
+        shape = QueryShape.of(query) if shaped else None
         for weighted in self._streams:
+            if not weighted.asked_for(shape):
+                continue
             try:
                 results = weighted.stream.search(query, candidate_depth(top_k))
             except Exception:
@@ -118,7 +135,7 @@ class HybridRetriever:
         ordered = sorted(fused, key=lambda doc_id: (-fused[doc_id], best_rank[doc_id], doc_id))
         candidates = [Candidate(documents[i], fused[i], best_rank[i]) for i in ordered]
         if self._ranking is not None:
-            candidates = self._ranking.rerank(query, candidates)
+            candidates = self._ranking.rerank(query, candidates, shape)
         per_file: dict[str, int] = {}
         capped: list[SearchResult] = []
         for candidate in candidates:

@@ -3,14 +3,18 @@
 * ``seed``: the seed's pipeline exactly, BM25 at 0.6 and TF-IDF at 0.4 (what ``RagService()``
   builds when no pipeline is named).
 * ``workspace``: the preset the daemon, the CLI and the MCP server use: the code stream
-  (:mod:`ragls.core.code_stream`: identifier sub-tokens, symbol and path fields) through the
-  same RRF and per-file cap. Its field weights and the stream weights were chosen with ``ragls
-  eval`` on the commit histories of six repositories; fusing the seed's BM25 and TF-IDF streams
-  in at any weight made it worse, so it has none. The tables are in ``docs/retrieval.md``.
+  (:mod:`ragls.core.code_stream`: identifier sub-tokens, symbol and path fields) at 1.0, the
+  same index asked for whole identifiers only at 0.7 (the seed's whole-word signal, for
+  questions and messages, not for changes), fused by the same RRF, then the ranking layer
+  (:mod:`ragls.core.ranking`) with weights per query kind, then the per-file cap. The field
+  weights were chosen with ``ragls eval`` on commit histories; the whole-word weight and the
+  ranking weights on the question set's tuning repositories, checked on the commit histories.
+  The tables are in ``docs/retrieval.md``.
 
-The others exist to measure against (``ragls eval --pipeline``): BM25 and TF-IDF alone,
-``code-split`` (BM25 over identifier sub-tokens without the symbol and path fields) and
-``fused`` (the code stream with the seed's two streams fused in).
+The others exist to measure against (``ragls eval --pipeline``): ``code`` (the code stream
+alone: the workspace preset before the question work), BM25 and TF-IDF alone, ``code-split``
+(BM25 over identifier sub-tokens without the symbol and path fields) and ``fused`` (the code
+stream with the seed's two streams fused in).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragls.core.code_stream import FieldWeights
-from ragls.core.ranking.layer import RankingWeights
+from ragls.core.ranking.layer import RankingProfile, RankingWeights
+from ragls.core.ranking.shape import MESSAGE, QUESTION
 from ragls.errors import InvalidArgumentError
 
 
@@ -32,23 +37,48 @@ class Pipeline:
     tfidf: float = 0.0
     code: float = 0.0
     fields: FieldWeights = field(default_factory=FieldWeights)
-    ranking: RankingWeights | None = None  # the ranking layer after fusion; None: none
+    ranking: RankingProfile | None = None  # the ranking layer after fusion; None: none
+    bm25_kinds: frozenset[str] | None = None  # query kinds BM25 is asked for; None: every kind
+    # The code stream's index asked for whole identifiers only (no split, body only): the
+    # whole-word signal without a second index.
+    words: float = 0.0
+    word_fields: FieldWeights = field(
+        default_factory=lambda: FieldWeights(
+            body=1.0, symbol=0.0, path=0.0, b=0.75, whole_words=True
+        )
+    )
+    words_kinds: frozenset[str] | None = None
 
     @property
     def uses_code(self) -> bool:
-        return self.code > 0
+        return self.code > 0 or self.words > 0
 
 
 SEED = Pipeline("seed", "BM25 0.6 + TF-IDF 0.4 (the seed's pipeline)", bm25=0.6, tfidf=0.4)
 WORKSPACE_FIELDS = FieldWeights(body=1.0, symbol=2.0, path=2.0, k1=1.2, b=0.5)
-# Measured (docs/retrieval.md): fusing BM25 or TF-IDF into the code stream at any weight
-# lowered MRR@10 on average over six repositories, for whole commit messages and for subjects
-# alone, so the preset fuses the code stream alone (RRF ranks, the per-file cap).
-WORKSPACE = Pipeline(
-    "workspace",
-    "the code stream (sub-tokens, symbol x2, path x2; BM25 k1 1.2, b 0.5)",
+# Measured (docs/retrieval.md, "The ranking layer"): each weight, and each query kind's.
+WORKSPACE_RANKING = RankingProfile(
+    question=RankingWeights(roles=2.0, quoted=2.0, rare=0.5, coherence=0.05, named_file=1.0),
+    message=RankingWeights(
+        roles=2.0, phrase=1.0, quoted=2.0, rare=0.5, coherence=0.05, named_file=1.0
+    ),
+    change=RankingWeights(roles=0.25, named_file=1.0),
+)
+NOT_CHANGES = frozenset((QUESTION, MESSAGE))
+CODE = Pipeline(
+    "code",
+    "the code stream alone (sub-tokens, symbol x2, path x2; BM25 k1 1.2, b 0.5)",
     code=1.0,
     fields=WORKSPACE_FIELDS,
+)
+WORKSPACE = Pipeline(
+    "workspace",
+    "code stream 1.0 + whole identifiers 0.7 (questions, messages), then the ranking layer",
+    code=1.0,
+    fields=WORKSPACE_FIELDS,
+    words=0.7,
+    words_kinds=NOT_CHANGES,
+    ranking=WORKSPACE_RANKING,
 )
 
 PIPELINES: dict[str, Pipeline] = {
@@ -56,6 +86,7 @@ PIPELINES: dict[str, Pipeline] = {
     for pipeline in (
         SEED,
         WORKSPACE,
+        CODE,
         Pipeline("bm25", "BM25 alone (SPEC §2 analyzer)", bm25=1.0),
         Pipeline("tfidf", "TF-IDF cosine alone", tfidf=1.0),
         Pipeline(

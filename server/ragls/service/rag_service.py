@@ -30,8 +30,8 @@ from types import MappingProxyType
 from ragls.core.analyzer import SynonymTable
 from ragls.core.bm25 import BM25Stream
 from ragls.core.code_stream import CodeStream
-from ragls.core.documents import Document, IndexedStream, RetrievalStream, SearchResult
-from ragls.core.fusion import HybridRetriever
+from ragls.core.documents import Document, IndexedStream, SearchResult
+from ragls.core.fusion import HybridRetriever, StreamSpec
 from ragls.core.knowledge_base import InMemoryKnowledgeBase, KnowledgeBaseStream
 from ragls.core.prompt import render_context_prompt
 from ragls.core.ranking.layer import RankingLayer
@@ -294,26 +294,29 @@ class RagService:
         """A retriever over this service's stores with ``pipeline``'s weights (the service's
         own, or another preset to compare with, as ``ragls eval`` does). Raises if the pipeline
         needs a stream this service does not keep."""
-        streams: list[tuple[RetrievalStream, float]] = []
+        streams: list[StreamSpec] = []
         if pipeline.bm25 > 0:
             if self._bm25 is None:
                 raise InvalidArgumentError(
                     f"pipeline {pipeline.name!r} needs the BM25 stream, which this service "
                     f"({self._pipeline.name!r} pipeline) does not keep"
                 )
-            streams.append((self._bm25, pipeline.bm25))
+            streams.append((self._bm25, pipeline.bm25, pipeline.bm25_kinds))
         if pipeline.tfidf > 0:
             streams.append((KnowledgeBaseStream(self._knowledge_base), pipeline.tfidf))
-        if pipeline.code > 0:
+        if pipeline.uses_code:
             if self._code is None:
                 raise InvalidArgumentError(
                     f"pipeline {pipeline.name!r} needs the code stream, which this service "
                     f"({self._pipeline.name!r} pipeline) does not keep"
                 )
             code = self._code
-            if code.weights != pipeline.fields:
-                code = code.view(pipeline.fields)
-            streams.append((code, pipeline.code))
+            if pipeline.code > 0:
+                split = code if code.weights == pipeline.fields else code.view(pipeline.fields)
+                streams.append((split, pipeline.code))
+            if pipeline.words > 0:
+                whole = code.view(pipeline.word_fields, name="words")
+                streams.append((whole, pipeline.words, pipeline.words_kinds))
         ranking = None
         if pipeline.ranking is not None:
             counter = self._code

@@ -137,10 +137,13 @@ ROLES: tuple[Role, ...] = (
         "docs",
         0.6,
         re.compile(
-            _dirs("docs?", "documentation", "man", "manual", "website", "site", "completions?")
-            + r"|\.(?:md|mdx|markdown|rst|txt|adoc|html?|org|texi|pod)$"
-            + r"|(?:^|/)(?:changelog|changes|history|news|authors|contributing|license|notice)"
-            r"(?:\.[a-z]+)?$"
+            # Prose anywhere; in a docs folder also its data and templates, but not its code (a
+            # docs site's components and scripts are code that a change touches like any other).
+            r"(?i:\.(?:md|mdx|markdown|rst|txt|adoc|html?|org|texi|pod|[1-9](?:\.in)?)$)"
+            r"|(?i:(?:^|/)(?:docs?|documentation|man|manual|completions?)/(?:[^/]+/)*[^/]*"
+            r"\.(?:json|ya?ml|xml|svg|css|fish|zsh|bash|ps1|in)$)"
+            r"|(?i:(?:^|/)(?:changelog|changes|history|news|authors|contributing|license|notice)"
+            r"(?:\.[a-z]+)?$)"
         ),
         frozenset(
             "doc docs documentation documented readme changelog guide tutorial manual".split()
@@ -158,6 +161,8 @@ CHANGE_VERBS = frozenset(
     replace replaces implement implements drop drops deprecate deprecates introduce introduces
     expose exposes enable enables disable disables correct corrects clean cleanup simplify
     simplifies optimize optimise speed reduce reduces change changes changed set sets
+    loosen tighten preserve keep stop include exclude skip respect accept reject raise throw
+    emit migrate upgrade bump release document cover revert restore reuse split merge
     feat chore perf""".split()
 )
 CONVENTIONAL_COMMIT = re.compile(
@@ -165,4 +170,15 @@ CONVENTIONAL_COMMIT = re.compile(
     r"(?:\([^)]*\))?!?:\s"
 )
 LONG_QUERY_WORDS = 40
-CHANGE_ROLE_POWER = 0.25  # the roles' power for such queries, times RankingWeights.roles
+# A message (an error, a log line) is at least this many words, none a question's first word.
+MESSAGE_MIN_WORDS = 4
+QUESTION_WORDS = frozenset(
+    """how what where why when which who whom whose does do did is are can could should would
+    will was were has have explain show find list describe""".split()
+)
+
+# Extensions that make a query word a file's name ("utils.go", "setup.cfg").
+FILE_EXTENSIONS = frozenset(
+    """c cc cpp cs css cfg dart ex exs go h hpp hs html java jl js json jsx kt kts lua md ml mli
+    php py rb rs rst scala sh sql swift toml ts tsx txt vue xml yaml yml zig""".split()
+)

@@ -1,0 +1,121 @@
+"""What a query is, read once (SPEC §10: "the query's shape recognised and the weights chosen
+for it"). Data lives in :mod:`ragls.core.ranking.rules`.
+
+A query's ``kind`` is one of:
+
+* ``change``: phrased as a change ("fix the redirect loop", "feat(router): ...", "Add z.toZod
+  helper") or pasted at length (more than :data:`LONG_QUERY_WORDS` words: a commit message, an
+  issue). It is about code and its tests alike, so the ranking layer's role and definition
+  rules step back and the whole-word stream is not asked (measured on commit histories);
+* ``message``: words that are not a question (no question word first, no question mark): an
+  error message or a log line pasted as it was printed, whose word pairs are worth matching;
+* ``question``: everything else, a question or a few words naming what is wanted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+
+from ragls.core.ranking.rules import (
+    CHANGE_VERBS,
+    CONVENTIONAL_COMMIT,
+    FILE_EXTENSIONS,
+    LONG_QUERY_WORDS,
+    MESSAGE_MIN_WORDS,
+    QUESTION_WORDS,
+)
+from ragls.core.vocab import STOP_WORDS
+
+CHANGE = "change"
+MESSAGE = "message"
+QUESTION = "question"
+
+_WORD = re.compile(r"[a-z0-9_]+")
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_QUOTED = re.compile(r"\"([^\"]{3,200})\"|'([^']{3,200})'|`([^`]{2,200})`")
+NAME_SEPARATORS = re.compile(r"::|->|[.:#/\\]")
+# A plain word: lower-case letters not joined to an identifier ("docs(test):" holds "test";
+# "Spec:normalize" and "plugin_spec" hold none).
+_PLAIN = re.compile(r"(?<![A-Za-z0-9_])[a-z]+(?![A-Za-z0-9_])")
+# A file named in the query: a path or a name with an extension ("test_helpers.go", "src/a.ts").
+_FILE = re.compile(
+    r"(?<![\w./-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/-])"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryShape:
+    """What the ranking layer and the retriever read from a query."""
+
+    kind: str  # CHANGE, MESSAGE or QUESTION
+    words: frozenset[str]  # plain lower-case words, for the roles a query asks for
+    names: dict[str, float]  # lower-cased names -> 1.0 for an identifier, 0.5 for a plain word
+    pairs: tuple[str, ...]  # consecutive lower-case word pairs, for phrase overlap
+    quoted: tuple[str, ...]  # quoted strings, lower-cased
+    files: tuple[str, ...]  # file names or paths the query names, lower-cased
+
+    @staticmethod
+    def of(query: str) -> QueryShape:
+        lowered = query.lower()
+        words = _WORD.findall(lowered)
+        # A role is asked for by a plain word ("tests for the parser"), not by a name that
+        # holds one ("Spec:normalize", "plugin_spec").
+        plain = frozenset(_PLAIN.findall(query))
+        files = tuple(dict.fromkeys(m.lower() for m in _FILE.findall(query) if _named_file(m)))
+        pairs = tuple(dict.fromkeys(f"{a} {b}" for a, b in pairwise(words)))
+        quoted = tuple(
+            text.lower()
+            for match in _QUOTED.finditer(query)
+            if (text := next(group for group in match.groups() if group is not None)).strip()
+        )
+        return QueryShape(_kind(lowered, words), plain, _names(query), pairs, quoted, files)
+
+
+def _kind(lowered: str, words: list[str]) -> str:
+    tokens = lowered.split()
+    if not tokens:
+        return QUESTION
+    if (
+        tokens[0] in CHANGE_VERBS
+        or CONVENTIONAL_COMMIT.match(lowered) is not None
+        or len(words) > LONG_QUERY_WORDS
+    ):
+        return CHANGE
+    if (
+        len(words) >= MESSAGE_MIN_WORDS
+        and words[0] not in QUESTION_WORDS
+        and not lowered.rstrip().endswith("?")
+    ):
+        return MESSAGE
+    return QUESTION
+
+
+def _named_file(text: str) -> bool:
+    """A path, or a name whose extension is a file's rather than a member's (``a.go``, not
+    ``c.Copy`` or ``z.record``)."""
+    if "/" in text:
+        return True
+    extension = text.rsplit(".", 1)[1]
+    return extension.islower() and len(extension) <= 5 and extension in FILE_EXTENSIONS
+
+
+def _names(query: str) -> dict[str, float]:
+    names: dict[str, float] = {}
+    for token in query.split():
+        for piece in NAME_SEPARATORS.split(token):
+            for name in _NAME.findall(piece):
+                key = name.lower()
+                if len(key) < 3 or key in STOP_WORDS:
+                    continue
+                sure = 1.0 if _looks_like_identifier(name) else 0.5
+                names[key] = max(names.get(key, 0.0), sure)
+    return names
+
+
+def _looks_like_identifier(name: str) -> bool:
+    inner = name[1:]
+    return (
+        "_" in name.strip("_") or any(c.isupper() for c in inner) or any(c.isdigit() for c in name)
+    )

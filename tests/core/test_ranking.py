@@ -1,0 +1,185 @@
+"""The ranking layer: each rule moves the chunk it is about, and nothing else (SPEC §10)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from ragls.core.documents import Document
+from ragls.core.fusion import HybridRetriever
+from ragls.core.ranking.layer import Candidate, RankingLayer, RankingProfile, RankingWeights
+from ragls.core.ranking.rules import ROLES
+from ragls.core.ranking.shape import CHANGE, MESSAGE, QUESTION, QueryShape
+from ragls.service.pipelines import WORKSPACE_RANKING
+
+
+def chunk(file: str, text: str = "body", symbol: str = "", kind: str = "") -> Document:
+    metadata = {"file": file, "start_line": "1", "end_line": "9"}
+    if symbol:
+        metadata |= {"symbol": symbol, "kind": kind or "function"}
+    return Document(f"{file}:{symbol or text}", text, metadata)
+
+
+def ranked(weights: RankingWeights, query: str, *documents: Document, **layer: object) -> list[str]:
+    """Ids in the layer's order, for candidates given best first with equal-ish scores."""
+    candidates = [Candidate(d, 1.0 - 0.001 * i, i) for i, d in enumerate(documents)]
+    result = RankingLayer(RankingProfile.uniform(weights), **layer).rerank(query, candidates)  # type: ignore[arg-type]
+    return [c.document.id for c in result]
+
+
+ROLES_ONLY = RankingWeights(roles=2.0)
+
+
+@pytest.mark.parametrize(
+    ("path", "role"),
+    [
+        ("tests/client/test_auth.py", "test"),
+        ("src/reader_test.go", "test"),
+        ("src/route/index.test.ts", "test"),
+        ("Tests/ServerTrustTests.swift", "test"),
+        ("src/Serilog.Tests/LoggerTests.cs", "test"),
+        ("spec/models/user_spec.rb", "test"),
+        ("test/fixtures/ssl/key.json", "fixture"),
+        ("examples/basic/main.kt", "example"),
+        ("watchOS Example/ExtensionDelegate.swift", "example"),
+        ("benches/parse.rs", "benchmark"),
+        ("api/v1/service.pb.go", "generated"),
+        ("third_party/zlib/inflate.c", "vendored"),
+        ("App.xcodeproj/project.pbxproj", "metadata"),
+        ("docs/guide/intro.md", "docs"),
+        ("CHANGELOG.md", "docs"),
+        ("packages/docs/components/ecosystem.tsx", None),
+        ("src/contest.py", None),
+        ("lib/spectrum.rb", None),
+    ],
+)
+def test_each_path_gets_its_role(path: str, role: str | None) -> None:
+    found = next((r.name for r in ROLES if r.path.search(path)), None)
+    assert found == role
+
+
+def test_a_test_file_ranks_below_the_source_it_tests() -> None:
+    test, source = chunk("tests/test_parser.py"), chunk("src/parser.py")
+    assert ranked(ROLES_ONLY, "how is a header parsed", test, source)[0] == source.id
+    assert ranked(RankingWeights(), "how is a header parsed", test, source)[0] == test.id
+
+
+def test_a_query_that_asks_for_tests_gets_them() -> None:
+    test, source = chunk("tests/test_parser.py"), chunk("src/parser.py")
+    assert ranked(ROLES_ONLY, "which tests cover the parser", test, source)[0] == test.id
+
+
+def test_a_name_holding_a_role_word_does_not_ask_for_the_role() -> None:
+    test, source = chunk("tests/plugin_spec.lua"), chunk("lua/plugin.lua")
+    assert ranked(ROLES_ONLY, "Spec:normalize", test, source)[0] == source.id
+
+
+def test_a_definition_of_a_named_symbol_ranks_above_its_uses() -> None:
+    use = chunk("src/router.ts", "mergePath(a, b)", "Router.add", "method")
+    definition = chunk("src/utils/url.ts", "export const mergePath", "mergePath", "function")
+    weights = RankingWeights(definition=1.0)
+    assert ranked(weights, "where is mergePath", use, definition)[0] == definition.id
+    assert ranked(RankingWeights(), "where is mergePath", use, definition)[0] == use.id
+
+
+def test_word_pairs_of_a_pasted_message_find_the_line_that_prints_it() -> None:
+    other = chunk("src/a.py", "referer check: origins that are trusted")
+    message = chunk(
+        "src/csrf.py", 'REASON = "Referer checking failed - %s does not match any trusted origins."'
+    )
+    query = "Referer checking failed does not match any trusted origins"
+    assert QueryShape.of(query).kind == MESSAGE
+    assert ranked(RankingWeights(phrase=1.0), query, other, message)[0] == message.id
+    assert ranked(RankingWeights(), query, other, message)[0] == other.id
+
+
+def test_a_quoted_string_found_verbatim_wins() -> None:
+    other, quoted = (
+        chunk("a.py", "cannot open the file"),
+        chunk("b.py", "raise Err('cannot reopen a client')"),
+    )
+    query = 'why "cannot reopen a client"'
+    assert ranked(RankingWeights(quoted=2.0), query, other, quoted)[0] == quoted.id
+
+
+def test_a_word_almost_no_chunk_holds_brings_its_chunk_up() -> None:
+    other = chunk("a.py", "token validator checks the token")
+    rare = chunk("b.py", "# flibbertigibbet token validator")
+    frequencies = {"flibbertigibbet": 1, "token": 40, "validator": 30}
+    layer = {"document_frequency": lambda w: frequencies.get(w, 0), "document_count": lambda: 1000}
+    query = "flibbertigibbet token validator"
+    assert ranked(RankingWeights(rare=0.5), query, other, rare, **layer)[0] == rare.id
+    assert ranked(RankingWeights(), query, other, rare, **layer)[0] == other.id
+
+
+def test_a_file_answering_in_several_places_gains() -> None:
+    lone = chunk("src/a.py", "one")
+    first, second = chunk("src/b.py", "two"), chunk("src/b.py", "three")
+    first = replace(first, id="b1")
+    second = replace(second, id="b2")
+    assert ranked(RankingWeights(coherence=0.5), "q", lone, first, second)[0] == "b1"
+    assert ranked(RankingWeights(), "q", lone, first, second)[0] == lone.id
+
+
+def test_further_chunks_of_one_file_give_diminishing_returns() -> None:
+    first, second = replace(chunk("src/b.py"), id="b1"), replace(chunk("src/b.py"), id="b2")
+    other = chunk("src/c.py")
+    assert ranked(RankingWeights(diminishing=0.5), "q", first, second, other) == [
+        "b1",
+        other.id,
+        "b2",
+    ]
+
+
+def test_a_file_the_query_names_comes_first_whatever_its_role() -> None:
+    named, other = chunk("test_helpers.go"), chunk("context.go")
+    weights = RankingWeights(roles=2.0, named_file=1.0)
+    assert ranked(weights, "improved GoDoc in test_helpers.go", other, named)[0] == named.id
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("how does the client follow redirects?", QUESTION),
+        ("mergePath utility for joining route paths", MESSAGE),
+        ("Spec:normalize", QUESTION),
+        ("where are migrations applied", QUESTION),
+        ("fix(context): skip chmod on pre-existing dirs", CHANGE),
+        ("Add z.toZod helper", CHANGE),
+        ("RuntimeError: Cannot reopen a client instance, once it has been closed.", MESSAGE),
+        ("word " * 50, CHANGE),
+    ],
+)
+def test_query_kinds(query: str, kind: str) -> None:
+    assert QueryShape.of(query).kind == kind
+
+
+class _Stream:
+    def __init__(self, name: str, documents: list[Document]) -> None:
+        self.name = name
+        self.documents = documents
+        self.asked = 0
+
+    def search(self, query: str, top_k: int) -> list[object]:
+        from ragls.core.documents import SearchResult
+
+        self.asked += 1
+        return [SearchResult(d, 1.0) for d in self.documents[:top_k]]
+
+
+def test_a_stream_for_some_kinds_is_not_asked_for_others() -> None:
+    document = chunk("src/a.py")
+    always, questions = _Stream("always", [document]), _Stream("questions", [document])
+    retriever = HybridRetriever([(always, 1.0), (questions, 0.5, frozenset({QUESTION}))])
+    retriever.retrieve("where is the parser", 5)
+    retriever.retrieve("fix the parser crash", 5)
+    assert (always.asked, questions.asked) == (2, 1)
+
+
+def test_the_workspace_profile_steps_back_for_changes() -> None:
+    test, source = chunk("tests/test_parser.py"), chunk("src/parser.py")
+    layer = RankingLayer(WORKSPACE_RANKING)
+    candidates = [Candidate(test, 1.0, 0), Candidate(source, 0.7, 1)]  # roles weigh less
+    assert layer.rerank("fix the parser crash on empty headers", candidates)[0].document == test
+    assert layer.rerank("how are empty headers parsed", candidates)[0].document == source
