@@ -51,7 +51,8 @@ def fusion_grid(fields: FieldWeights) -> list[Pipeline]:
 
 def final_grid() -> list[Pipeline]:
     return [
-        PIPELINES[name] for name in ("seed", "bm25", "tfidf", "code-split", "fused", "workspace")
+        PIPELINES[name]
+        for name in ("seed", "bm25", "tfidf", "code-split", "fused", "code", "workspace")
     ]
 
 

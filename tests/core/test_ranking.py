@@ -25,7 +25,7 @@ def ranked(weights: RankingWeights, query: str, *documents: Document, **layer: o
     """Ids in the layer's order, for candidates given best first with equal-ish scores."""
     candidates = [Candidate(d, 1.0 - 0.001 * i, i) for i, d in enumerate(documents)]
     result = RankingLayer(RankingProfile.uniform(weights), **layer).rerank(query, candidates)  # type: ignore[arg-type]
-    return [c.document.id for c in result]
+    return [c.document.id for _, c in result]
 
 
 ROLES_ONLY = RankingWeights(roles=2.0)
@@ -181,5 +181,5 @@ def test_the_workspace_profile_steps_back_for_changes() -> None:
     test, source = chunk("tests/test_parser.py"), chunk("src/parser.py")
     layer = RankingLayer(WORKSPACE_RANKING)
     candidates = [Candidate(test, 1.0, 0), Candidate(source, 0.7, 1)]  # roles weigh less
-    assert layer.rerank("fix the parser crash on empty headers", candidates)[0].document == test
-    assert layer.rerank("how are empty headers parsed", candidates)[0].document == source
+    assert layer.rerank("fix the parser crash on empty headers", candidates)[0][1].document == test
+    assert layer.rerank("how are empty headers parsed", candidates)[0][1].document == source

@@ -133,19 +133,22 @@ class HybridRetriever:
                     best_rank[document_id] = rank
                 documents.setdefault(document_id, result.document)
         ordered = sorted(fused, key=lambda doc_id: (-fused[doc_id], best_rank[doc_id], doc_id))
-        candidates = [Candidate(documents[i], fused[i], best_rank[i]) for i in ordered]
         if self._ranking is not None:
-            candidates = self._ranking.rerank(query, candidates, shape)
+            candidates = [Candidate(documents[i], fused[i], best_rank[i]) for i in ordered]
+            rescored = [
+                (score, c.document) for score, c in self._ranking.rerank(query, candidates, shape)
+            ]
+        else:
+            rescored = [(fused[i], documents[i]) for i in ordered]
         per_file: dict[str, int] = {}
         capped: list[SearchResult] = []
-        for candidate in candidates:
-            document = candidate.document
+        for score, document in rescored:
             file = document.metadata.get(FILE_KEY)
             if file is not None:
                 if per_file.get(file, 0) >= self._per_file_cap:
                     continue
                 per_file[file] = per_file.get(file, 0) + 1
-            capped.append(SearchResult(document, candidate.score))
+            capped.append(SearchResult(document, score))
             if len(capped) == top_k:
                 break
         return capped

@@ -43,7 +43,7 @@ from ragls.core.vocab import STOP_WORDS
 RARE_DOCUMENTS = 3  # at most this many chunks hold the word ...
 RARE_SHARE = 0.0  # ... or at most this share of the corpus, whichever is larger
 RARE_MAX_DOCUMENTS = 30
-PHRASE_CANDIDATES = 100  # the best candidates whose text is read for phrases and rare words
+PHRASE_CANDIDATES = 40  # the best candidates whose text is read for phrases and rare words
 
 DocumentFrequency = Callable[[str], int]
 
@@ -116,7 +116,8 @@ class RankingLayer:
 
     def rerank(
         self, query: str, candidates: Sequence[Candidate], shape: QueryShape | None = None
-    ) -> list[Candidate]:
+    ) -> list[tuple[float, Candidate]]:
+        """``(score, candidate)`` pairs, best first (ties: better best rank, then id)."""
         if not candidates:
             return []
         shape = shape if shape is not None else QueryShape.of(query)
@@ -125,20 +126,24 @@ class RankingLayer:
         pairs = shape.pairs if weights.phrase and len(shape.pairs) >= 2 else ()
         quoted = shape.quoted if weights.quoted else ()
         reads_text = bool(pairs or quoted or rare_words)
+        files = shape.files
+        names = shape.names if weights.definition else {}
+        asked = shape.words
+        roles_power = weights.roles
         scored: list[tuple[float, Candidate]] = []
         for position, candidate in enumerate(candidates):  # candidates come best first
             document = candidate.document
+            metadata = document.metadata
             factor = 1.0
-            path = document.metadata.get("file", "")
-            named = bool(shape.files) and _names_file(path, shape.files)
-            if named:
-                factor *= 1.0 + weights.named_file
-            elif weights.roles and path:
+            path = metadata.get("file", "")
+            if files and _names_file(path, files):
+                factor = 1.0 + weights.named_file
+            elif roles_power and path:
                 role = role_of(path)
-                if role is not None and not (role.asked_by & shape.words):
-                    factor *= role.weight**weights.roles
-            if weights.definition and shape.names:
-                factor *= 1.0 + weights.definition * _definition_match(document, shape.names)
+                if role is not None and not (role.asked_by & asked):
+                    factor = role.weight**roles_power
+            if names:
+                factor *= 1.0 + weights.definition * _definition_match(document, names)
             if reads_text and position < PHRASE_CANDIDATES:
                 text = document.content.lower()
                 if pairs:
@@ -148,7 +153,10 @@ class RankingLayer:
                 if rare_words and any(word in text for word in rare_words):
                     factor *= 1.0 + weights.rare
             scored.append((candidate.score * factor, candidate))
-        return _by_file(scored, weights)
+        if weights.coherence or weights.diminishing != 1.0:
+            scored = _by_file(scored, weights)
+        scored.sort(key=_order)
+        return scored
 
     def _rare_words(self, shape: QueryShape, weights: RankingWeights) -> tuple[str, ...]:
         if not weights.rare or self._frequency is None or self._count is None:
@@ -164,28 +172,36 @@ class RankingLayer:
         return tuple(found)
 
 
-def _by_file(scored: list[tuple[float, Candidate]], weights: RankingWeights) -> list[Candidate]:
-    """Coherence and diminishing returns per file, then the final order."""
-    scored.sort(key=lambda item: (-item[0], item[1].best_rank, item[1].document.id))
-    if weights.coherence or weights.diminishing != 1.0:
-        by_file: dict[str, list[float]] = {}
-        for score, candidate in scored:
-            file = candidate.document.metadata.get("file")
-            if file is not None:
-                by_file.setdefault(file, []).append(score)
-        seen: dict[str, int] = {}
-        adjusted: list[tuple[float, Candidate]] = []
-        for score, candidate in scored:
-            file = candidate.document.metadata.get("file")
-            if file is not None:
-                position = seen.get(file, 0)
-                seen[file] = position + 1
-                others = [s for i, s in enumerate(by_file[file][:3]) if i != position][:2]
-                score = (score + weights.coherence * sum(others)) * weights.diminishing**position
-            adjusted.append((score, candidate))
-        adjusted.sort(key=lambda item: (-item[0], item[1].best_rank, item[1].document.id))
-        scored = adjusted
-    return [Candidate(c.document, score, c.best_rank) for score, c in scored]
+def _order(item: tuple[float, Candidate]) -> tuple[float, int, str]:
+    return (-item[0], item[1].best_rank, item[1].document.id)
+
+
+def _by_file(
+    scored: list[tuple[float, Candidate]], weights: RankingWeights
+) -> list[tuple[float, Candidate]]:
+    """Coherence and diminishing returns per file (the n-th best chunk of a file gains the two
+    best of the others and is scaled by ``diminishing ** n``)."""
+    scored.sort(key=_order)
+    best: dict[str, list[float]] = {}
+    for score, candidate in scored:
+        file = candidate.document.metadata.get("file")
+        if file is not None:
+            top = best.setdefault(file, [])
+            if len(top) < 3:
+                top.append(score)
+    seen: dict[str, int] = {}
+    adjusted: list[tuple[float, Candidate]] = []
+    coherence, diminishing = weights.coherence, weights.diminishing
+    for score, candidate in scored:
+        file = candidate.document.metadata.get("file")
+        if file is not None:
+            position = seen.get(file, 0)
+            seen[file] = position + 1
+            top = best[file]
+            others = sum(top[:2]) if position >= 2 else sum(top) - top[position]
+            score = (score + coherence * others) * diminishing**position
+        adjusted.append((score, candidate))
+    return adjusted
 
 
 def _names_file(path: str, files: tuple[str, ...]) -> bool:

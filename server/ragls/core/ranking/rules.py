@@ -169,6 +169,12 @@ CONVENTIONAL_COMMIT = re.compile(
     r"^(?:feat|fix|chore|docs|refactor|perf|test|tests|build|ci|style|revert|deps)"
     r"(?:\([^)]*\))?!?:\s"
 )
+# "printer: simplify ...", "_rg: add ...", "core/search: ...": a lower-case component named
+# before a change, as commit subjects do; not a log line's level ("error: file not found").
+SCOPE_PREFIX = re.compile(r"^([a-z_][\w./-]*)(?:\([^)]*\))?!?:\s+")
+LOG_LEVELS = frozenset(
+    "error warning warn fatal panic info debug trace note hint caused exception critical".split()
+)
 LONG_QUERY_WORDS = 40
 # A message (an error, a log line) is at least this many words, none a question's first word.
 MESSAGE_MIN_WORDS = 4

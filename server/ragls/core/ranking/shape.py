@@ -4,7 +4,8 @@ for it"). Data lives in :mod:`ragls.core.ranking.rules`.
 A query's ``kind`` is one of:
 
 * ``change``: phrased as a change ("fix the redirect loop", "feat(router): ...", "Add z.toZod
-  helper") or pasted at length (more than :data:`LONG_QUERY_WORDS` words: a commit message, an
+  helper", "printer: simplify code": a lower-case component named first, as commit subjects
+  do) or pasted at length (more than :data:`LONG_QUERY_WORDS` words: a commit message, an
   issue). It is about code and its tests alike, so the ranking layer's role and definition
   rules step back and the whole-word stream is not asked (measured on commit histories);
 * ``message``: words that are not a question (no question word first, no question mark): an
@@ -21,6 +22,8 @@ from itertools import pairwise
 from ragls.core.ranking.rules import (
     CHANGE_VERBS,
     CONVENTIONAL_COMMIT,
+    LOG_LEVELS,
+    SCOPE_PREFIX,
     FILE_EXTENSIONS,
     LONG_QUERY_WORDS,
     MESSAGE_MIN_WORDS,
@@ -70,15 +73,17 @@ class QueryShape:
             for match in _QUOTED.finditer(query)
             if (text := next(group for group in match.groups() if group is not None)).strip()
         )
-        return QueryShape(_kind(lowered, words), plain, _names(query), pairs, quoted, files)
+        return QueryShape(_kind(query, lowered, words), plain, _names(query), pairs, quoted, files)
 
 
-def _kind(lowered: str, words: list[str]) -> str:
+def _kind(query: str, lowered: str, words: list[str]) -> str:
     tokens = lowered.split()
     if not tokens:
         return QUESTION
+    scope = SCOPE_PREFIX.match(query.lstrip())  # case kept: "RuntimeError: ..." is a message
     if (
-        tokens[0] in CHANGE_VERBS
+        (scope is not None and scope.group(1) not in LOG_LEVELS)
+        or tokens[0] in CHANGE_VERBS
         or CONVENTIONAL_COMMIT.match(lowered) is not None
         or len(words) > LONG_QUERY_WORDS
     ):
