@@ -22,12 +22,12 @@ from itertools import pairwise
 from ragls.core.ranking.rules import (
     CHANGE_VERBS,
     CONVENTIONAL_COMMIT,
-    LOG_LEVELS,
-    SCOPE_PREFIX,
     FILE_EXTENSIONS,
+    LOG_LEVELS,
     LONG_QUERY_WORDS,
     MESSAGE_MIN_WORDS,
     QUESTION_WORDS,
+    SCOPE_PREFIX,
 )
 from ragls.core.vocab import STOP_WORDS
 
