@@ -363,3 +363,45 @@ def test_the_demo_question_finds_the_fusion_module(tmp_path: Path) -> None:
         dict.fromkeys(hit["metadata"]["file"] for hit in json.loads(result.stdout)["results"])
     )
     assert "server/ragls/core/fusion.py" in files[:3], files
+
+
+def test_a_pasted_issue_with_a_traceback_finds_the_frames_code(tmp_path: Path) -> None:
+    files = {
+        f"shop/helpers{n}.py": "".join(
+            f"def order_{n}_{k}(order):\n    # save the order total and the order lines\n"
+            f"    return order.save(total=order.total)\n\n"
+            for k in range(12)
+        )
+        for n in range(30)
+    }
+    files["shop/app/views.py"] = (
+        "def checkout(request):\n    order = build(request)\n    save_order(order)\n"
+    )
+    files["shop/app/models.py"] = (
+        "def save_order(order):\n    if order.total <= 0:\n"
+        "        raise ValueError('order total must be positive')\n    order.save()\n"
+    )
+    root = make_tree(tmp_path / "repo", files)
+    prose = (
+        "When I check out an order with a coupon the order is not saved and I get an error. " * 200
+    )
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/dev/repo/shop/app/views.py", line 3, in checkout\n    save_order(order)\n'
+        '  File "/home/dev/repo/shop/app/models.py", line 3, in save_order\n'
+        "    raise ValueError('order total must be positive')\n"
+        "ValueError: order total must be positive\n"
+    )
+    query = prose + "\n" + trace + prose
+    assert 20_000 < len(query) < 65_536
+    found = ranked_ids(root, query, tmp_path / "cache")
+    assert {"shop/app/models.py:1-4", "shop/app/views.py:1-3"} <= set(found[:2]), found
+
+
+def test_queries_up_to_64_kib_are_answered_and_longer_ones_refused(tmp_path: Path) -> None:
+    root = sample(tmp_path / "repo")
+    accepted = ragls("search", str(root), "charge " * 9_000, "--json", cache=tmp_path / "cache")
+    assert accepted.returncode == 0, accepted.stderr
+    assert json.loads(accepted.stdout)["results"][0]["id"].startswith("b/payments.py")
+    refused = ragls("search", str(root), "x" * 70_000, cache=tmp_path / "cache")
+    assert refused.returncode == 2 and "the maximum is 65536" in refused.stderr

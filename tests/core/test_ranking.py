@@ -183,3 +183,41 @@ def test_the_workspace_profile_steps_back_for_changes() -> None:
     candidates = [Candidate(test, 1.0, 0), Candidate(source, 0.7, 1)]  # roles weigh less
     assert layer.rerank("fix the parser crash on empty headers", candidates)[0][1].document == test
     assert layer.rerank("how are empty headers parsed", candidates)[0][1].document == source
+
+
+@pytest.mark.parametrize(
+    ("trace", "file", "function"),
+    [
+        (
+            'File "/srv/app/shop/models.py", line 3, in save_order',
+            "/srv/app/shop/models.py",
+            "save_order",
+        ),
+        (
+            "    at handleRequest (src/server/router.ts:10:5)",
+            "src/server/router.ts",
+            "handlerequest",
+        ),
+        ("\tat org.shop.OrderService.save(OrderService.java:42)", "orderservice.java", "save"),
+        ("app/models/user.rb:12:in `validate_email'", "app/models/user.rb", "validate_email"),
+        ("#0 src/Pool.php(42): GuzzleHttp\\Pool->promise()", "src/pool.php", "promise"),
+        ("    /home/me/app/handler.go:88 +0x1d", "/home/me/app/handler.go", None),
+    ],
+)
+def test_a_trace_frame_names_its_file_and_function(
+    trace: str, file: str, function: str | None
+) -> None:
+    shape = QueryShape.of("it crashed:\n" + trace)
+    assert shape.kind == "trace"
+    assert file in shape.files
+    if function is not None:
+        assert shape.names.get(function) == 1.0
+
+
+def test_a_trace_brings_its_frames_code_first() -> None:
+    other = chunk("shop/orders.py", "save the order", "save_all", "function")
+    frame = chunk("shop/models.py", "def save_order", "save_order", "function")
+    query = 'Traceback:\n  File "/home/dev/repo/shop/models.py", line 3, in save_order\nValueError'
+    weights = RankingWeights(named_file=2.0)
+    assert ranked(weights, query, other, frame)[0] == frame.id
+    assert ranked(RankingWeights(), query, other, frame)[0] == other.id

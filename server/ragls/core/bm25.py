@@ -44,7 +44,7 @@ from ragls.core.documents import Document, SearchResult
 from ragls.core.index_state import StreamState
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
-from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
+from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.errors import InvalidArgumentError
 
 DEFAULT_MAX_DOCUMENTS = 10_000
@@ -286,6 +286,7 @@ class BM25Stream:
             count = len(index)
             if count == 0:
                 return []
+            terms = most_specific(terms, index.document_frequency)
             self.last_search = stats = PruningStats()
             ranked = ranked_ids(self._query_terms(terms), index, top_k, stats)
             results = []

@@ -51,7 +51,7 @@ from ragls.core.identifiers import path_terms as split_path
 from ragls.core.index_state import StreamState
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
-from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
+from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.errors import InvalidArgumentError
 
 SYMBOL_PREFIX = "\x01"
@@ -312,6 +312,7 @@ class CodeStream:
             index = state.index
             if len(index) == 0:
                 return []
+            terms = most_specific(terms, index.document_frequency)
             self.last_search = stats = PruningStats()
             ranked = ranked_ids(self._query_terms(terms), index, top_k, stats)
             return [SearchResult(state.documents[doc_id], score) for score, doc_id in ranked]

@@ -33,7 +33,7 @@ from ragls.core.index_state import StreamState
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.tfidf_norms import CosineNorms
-from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
+from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 
 
 def tfidf_tf(count: int) -> float:
@@ -260,7 +260,8 @@ class InMemoryKnowledgeBase(KnowledgeBase):
             index = self._index
             if len(index) == 0:
                 return []
-            query_terms = self._query_terms(query_counts)
+            kept = most_specific(list(query_counts), index.document_frequency)
+            query_terms = self._query_terms({term: query_counts[term] for term in kept})
             if not query_terms:
                 return []
             self.last_search = stats = PruningStats()

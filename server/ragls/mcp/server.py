@@ -19,6 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from ragls.core.validation import MAX_QUERY_CHARS
 from ragls.mcp.tools import MAX_TOP_K, RaglsTools, ToolFailure
 
 INSTRUCTIONS = (
@@ -29,7 +30,7 @@ INSTRUCTIONS = (
     "to a model. Answers carry the index generation and stale=true while changes are pending."
 )
 
-Query = Annotated[str, Field(min_length=1, max_length=10_000, description="what to find")]
+Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what to find")]
 TopK = Annotated[int, Field(ge=1, le=MAX_TOP_K, description="how many results (1-50)")]
 Root = Annotated[
     str | None,

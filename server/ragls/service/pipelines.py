@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ragls.core.code_stream import FieldWeights
 from ragls.core.ranking.layer import RankingProfile, RankingWeights
-from ragls.core.ranking.shape import MESSAGE, QUESTION
+from ragls.core.ranking.shape import MESSAGE, QUESTION, TRACE
 from ragls.errors import InvalidArgumentError
 
 
@@ -63,8 +63,10 @@ WORKSPACE_RANKING = RankingProfile(
         roles=2.0, phrase=1.0, quoted=2.0, rare=0.5, coherence=0.05, named_file=1.0
     ),
     change=RankingWeights(roles=0.25, named_file=1.0),
+    # A pasted stack trace: its frames' files and functions are what it is about.
+    trace=RankingWeights(roles=1.0, definition=1.0, quoted=2.0, rare=0.5, named_file=2.0),
 )
-NOT_CHANGES = frozenset((QUESTION, MESSAGE))
+NOT_CHANGES = frozenset((QUESTION, MESSAGE, TRACE))
 CODE = Pipeline(
     "code",
     "the code stream alone (sub-tokens, symbol x2, path x2; BM25 k1 1.2, b 0.5)",

@@ -37,7 +37,7 @@ from functools import lru_cache
 
 from ragls.core.documents import Document
 from ragls.core.ranking.rules import ROLES, SOURCE, Role
-from ragls.core.ranking.shape import CHANGE, MESSAGE, NAME_SEPARATORS, QUESTION, QueryShape
+from ragls.core.ranking.shape import CHANGE, MESSAGE, NAME_SEPARATORS, QUESTION, TRACE, QueryShape
 from ragls.core.vocab import STOP_WORDS
 
 RARE_DOCUMENTS = 3  # at most this many chunks hold the word ...
@@ -67,8 +67,11 @@ class RankingProfile:
     question: RankingWeights = field(default_factory=RankingWeights)
     message: RankingWeights | None = None
     change: RankingWeights | None = None
+    trace: RankingWeights | None = None
 
     def for_kind(self, kind: str) -> RankingWeights:
+        if kind == TRACE and self.trace is not None:
+            return self.trace
         if kind == MESSAGE and self.message is not None:
             return self.message
         if kind == CHANGE and self.change is not None:
@@ -77,7 +80,7 @@ class RankingProfile:
 
     @staticmethod
     def uniform(weights: RankingWeights) -> RankingProfile:
-        return RankingProfile(weights, weights, weights)
+        return RankingProfile(weights, weights, weights, weights)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,8 +208,12 @@ def _by_file(
 
 
 def _names_file(path: str, files: tuple[str, ...]) -> bool:
+    """Whether ``path`` (relative to the root) is a file the query names: the same path, a name
+    it ends with, or an absolute path of a trace that ends with it."""
     lowered = path.lower()
-    return any(lowered == f or lowered.endswith("/" + f) for f in files)
+    return any(
+        lowered == f or lowered.endswith("/" + f) or f.endswith("/" + lowered) for f in files
+    )
 
 
 def _definition_match(document: Document, names: dict[str, float]) -> float:
@@ -225,6 +232,7 @@ __all__ = [
     "CHANGE",
     "MESSAGE",
     "QUESTION",
+    "TRACE",
     "Candidate",
     "QueryShape",
     "RankingLayer",

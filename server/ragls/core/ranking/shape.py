@@ -8,6 +8,8 @@ A query's ``kind`` is one of:
   do) or pasted at length (more than :data:`LONG_QUERY_WORDS` words: a commit message, an
   issue). It is about code and its tests alike, so the ranking layer's role and definition
   rules step back and the whole-word stream is not asked (measured on commit histories);
+* ``trace``: a pasted stack trace (at least one frame of :data:`FRAME_PATTERNS`, any length):
+  its frames' files count as files the query names, its functions as names it says;
 * ``message``: words that are not a question (no question word first, no question mark): an
   error message or a log line pasted as it was printed, whose word pairs are worth matching;
 * ``question``: everything else, a question or a few words naming what is wanted.
@@ -23,14 +25,17 @@ from ragls.core.ranking.rules import (
     CHANGE_VERBS,
     CONVENTIONAL_COMMIT,
     FILE_EXTENSIONS,
+    FRAME_PATTERNS,
     LOG_LEVELS,
     LONG_QUERY_WORDS,
+    MAX_FRAMES,
     MESSAGE_MIN_WORDS,
     QUESTION_WORDS,
     SCOPE_PREFIX,
 )
 from ragls.core.vocab import STOP_WORDS
 
+TRACE = "trace"
 CHANGE = "change"
 MESSAGE = "message"
 QUESTION = "question"
@@ -52,7 +57,7 @@ _FILE = re.compile(
 class QueryShape:
     """What the ranking layer and the retriever read from a query."""
 
-    kind: str  # CHANGE, MESSAGE or QUESTION
+    kind: str  # TRACE, CHANGE, MESSAGE or QUESTION
     words: frozenset[str]  # plain lower-case words, for the roles a query asks for
     names: dict[str, float]  # lower-cased names -> 1.0 for an identifier, 0.5 for a plain word
     pairs: tuple[str, ...]  # consecutive lower-case word pairs, for phrase overlap
@@ -66,14 +71,20 @@ class QueryShape:
         # A role is asked for by a plain word ("tests for the parser"), not by a name that
         # holds one ("Spec:normalize", "plugin_spec").
         plain = frozenset(_PLAIN.findall(query))
-        files = tuple(dict.fromkeys(m.lower() for m in _FILE.findall(query) if _named_file(m)))
+        frame_files, frame_functions = _frames(query)
+        named = (m.lower() for m in _FILE.findall(query) if _named_file(m))
+        files = tuple(dict.fromkeys([*frame_files, *named]))
+        names = _names(query)
+        for function in frame_functions:
+            names[function] = 1.0
         pairs = tuple(dict.fromkeys(f"{a} {b}" for a, b in pairwise(words)))
         quoted = tuple(
             text.lower()
             for match in _QUOTED.finditer(query)
             if (text := next(group for group in match.groups() if group is not None)).strip()
         )
-        return QueryShape(_kind(query, lowered, words), plain, _names(query), pairs, quoted, files)
+        kind = TRACE if frame_files or frame_functions else _kind(query, lowered, words)
+        return QueryShape(kind, plain, names, pairs, quoted, files)
 
 
 def _kind(query: str, lowered: str, words: list[str]) -> str:
@@ -95,6 +106,23 @@ def _kind(query: str, lowered: str, words: list[str]) -> str:
     ):
         return MESSAGE
     return QUESTION
+
+
+def _frames(query: str) -> tuple[list[str], list[str]]:
+    """The files (lower-cased, relative parts kept) and functions of a pasted trace's frames."""
+    files: list[str] = []
+    functions: list[str] = []
+    for pattern in FRAME_PATTERNS:
+        for match in pattern.finditer(query):
+            found = match.groupdict()
+            if found.get("file"):
+                files.append(found["file"].replace("\\", "/").lower())
+            function = found.get("function")
+            if function and function.isidentifier() and len(function) >= 3:
+                functions.append(function.lower())
+            if len(files) >= MAX_FRAMES:
+                return files, functions
+    return files, functions
 
 
 def _named_file(text: str) -> bool:
