@@ -58,9 +58,17 @@ SEED = Pipeline("seed", "BM25 0.6 + TF-IDF 0.4 (the seed's pipeline)", bm25=0.6,
 WORKSPACE_FIELDS = FieldWeights(body=1.0, symbol=2.0, path=2.0, k1=1.2, b=0.5)
 # Measured (docs/retrieval.md, "The ranking layer"): each weight, and each query kind's.
 WORKSPACE_RANKING = RankingProfile(
-    question=RankingWeights(roles=2.0, quoted=2.0, rare=0.5, coherence=0.05, named_file=1.0),
+    question=RankingWeights(
+        roles=2.0, definition=0.5, quoted=2.0, rare=0.5, coherence=0.05, named_file=1.0
+    ),
     message=RankingWeights(
-        roles=2.0, phrase=1.0, quoted=2.0, rare=0.5, coherence=0.05, named_file=1.0
+        roles=2.0,
+        definition=0.5,
+        phrase=1.0,
+        quoted=2.0,
+        rare=0.5,
+        coherence=0.05,
+        named_file=1.0,
     ),
     change=RankingWeights(roles=0.25, named_file=1.0),
     # A pasted stack trace: its frames' files and functions are what it is about.

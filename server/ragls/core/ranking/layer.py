@@ -10,8 +10,8 @@ which is how docs/retrieval.md's ablation table was measured):
 * ``roles``: a chunk of a test, fixture, example, benchmark, generated, vendored, metadata or
   documentation file is scaled by its role's weight (:mod:`ragls.core.ranking.rules`) to the
   power ``roles`` unless the query asks for that role;
-* ``definition``: a chunk whose symbol is a name the query says (``Spec:normalize``,
-  ``mergePath``; half for a plain word: "the bootstrap function") gains ``1 + definition``;
+* ``definition``: a chunk whose symbol is an identifier the query says (``Spec:normalize``,
+  ``mergePath``, a trace's functions; not a plain word) gains ``1 + definition``;
 * ``phrase``: the share of the query's word pairs found in the chunk's text (an error message
   pasted as printed, a comment's words) gains ``1 + phrase * share``; a quoted string found
   verbatim gains ``1 + quoted``;

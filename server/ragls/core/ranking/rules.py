@@ -218,3 +218,10 @@ FRAME_PATTERNS: tuple[re.Pattern[str], ...] = (
     ),
 )
 MAX_FRAMES = 64
+
+# How surely a plain word of a query names a symbol ("the search function"), against 1.0 for an
+# identifier (``mergePath``, ``save_order``, ``Spec:normalize``): the definition rule's scale.
+# Measured at 0.5, 0.25 and 0 on the question set (0.811, 0.812, 0.807 nDCG@10): within noise,
+# while prose words that happen to name methods (``search``, ``results``) pushed the answer of
+# "how are search results fused from several streams" from 2nd to 5th. Prose is not a name.
+PLAIN_WORD_NAME = 0.0

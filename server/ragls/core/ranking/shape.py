@@ -30,6 +30,7 @@ from ragls.core.ranking.rules import (
     LONG_QUERY_WORDS,
     MAX_FRAMES,
     MESSAGE_MIN_WORDS,
+    PLAIN_WORD_NAME,
     QUESTION_WORDS,
     SCOPE_PREFIX,
 )
@@ -142,7 +143,7 @@ def _names(query: str) -> dict[str, float]:
                 key = name.lower()
                 if len(key) < 3 or key in STOP_WORDS:
                     continue
-                sure = 1.0 if _looks_like_identifier(name) else 0.5
+                sure = 1.0 if _looks_like_identifier(name) else PLAIN_WORD_NAME
                 names[key] = max(names.get(key, 0.0), sure)
     return names
 
