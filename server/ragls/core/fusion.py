@@ -120,18 +120,24 @@ class HybridRetriever:
             except Exception:
                 log.exception("retrieval stream %r failed; skipping it", _stream_name(weighted))
                 continue
+            weight = weighted.weight
             seen: set[str] = set()
-            for rank, result in enumerate(results):
-                document_id = result.id
+            for rank, result in enumerate(results):  # the hot loop: a few hundred per stream
+                document = result.document
+                document_id = document.id
                 if document_id in seen:  # a stream repeating a document gets credit once
                     continue
                 seen.add(document_id)
-                fused[document_id] = fused.get(document_id, 0.0) + rrf_contribution(
-                    weighted.weight, rank
-                )
-                if rank < best_rank.get(document_id, rank + 1):
+                contribution = weight / (RRF_K + rank + 1)  # rrf_contribution, inlined
+                previous = fused.get(document_id)
+                if previous is None:
+                    fused[document_id] = contribution
                     best_rank[document_id] = rank
-                documents.setdefault(document_id, result.document)
+                    documents[document_id] = document
+                else:
+                    fused[document_id] = previous + contribution
+                    if rank < best_rank[document_id]:
+                        best_rank[document_id] = rank
         ordered = sorted(fused, key=lambda doc_id: (-fused[doc_id], best_rank[doc_id], doc_id))
         if self._ranking is not None:
             candidates = [Candidate(documents[i], fused[i], best_rank[i]) for i in ordered]

@@ -44,8 +44,10 @@ RARE_DOCUMENTS = 3  # at most this many chunks hold the word ...
 RARE_SHARE = 0.0  # ... or at most this share of the corpus, whichever is larger
 RARE_MAX_DOCUMENTS = 30
 PHRASE_CANDIDATES = 40  # the best candidates whose text is read for phrases and rare words
+FILE_CANDIDATES = 100  # the best candidates among which files gain coherence
 
 DocumentFrequency = Callable[[str], int]
+Keyed = tuple[float, int, str, "Candidate"]  # (-score, best rank, id, candidate): sorts in C
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +132,10 @@ class RankingLayer:
         quoted = shape.quoted if weights.quoted else ()
         reads_text = bool(pairs or quoted or rare_words)
         files = shape.files
-        names = shape.names if weights.definition else {}
+        names = {n: sure for n, sure in shape.names.items() if sure} if weights.definition else {}
         asked = shape.words
         roles_power = weights.roles
-        scored: list[tuple[float, Candidate]] = []
+        keyed: list[Keyed] = []
         for position, candidate in enumerate(candidates):  # candidates come best first
             document = candidate.document
             metadata = document.metadata
@@ -146,7 +148,9 @@ class RankingLayer:
                 if role is not None and not (role.asked_by & asked):
                     factor = role.weight**roles_power
             if names:
-                factor *= 1.0 + weights.definition * _definition_match(document, names)
+                symbol = metadata.get("symbol")
+                if symbol and metadata.get("kind"):
+                    factor *= 1.0 + weights.definition * _definition_match(symbol, names)
             if reads_text and position < PHRASE_CANDIDATES:
                 text = document.content.lower()
                 if pairs:
@@ -155,11 +159,11 @@ class RankingLayer:
                     factor *= 1.0 + weights.quoted
                 if rare_words and any(word in text for word in rare_words):
                     factor *= 1.0 + weights.rare
-            scored.append((candidate.score * factor, candidate))
+            keyed.append((-candidate.score * factor, candidate.best_rank, document.id, candidate))
+        keyed.sort()  # tuples compare in C: score, then best rank, then id (ids are unique)
         if weights.coherence or weights.diminishing != 1.0:
-            scored = _by_file(scored, weights)
-        scored.sort(key=_order)
-        return scored
+            keyed = _by_file(keyed, weights)
+        return [(-key[0], key[3]) for key in keyed]
 
     def _rare_words(self, shape: QueryShape, weights: RankingWeights) -> tuple[str, ...]:
         if not weights.rare or self._frequency is None or self._count is None:
@@ -175,36 +179,35 @@ class RankingLayer:
         return tuple(found)
 
 
-def _order(item: tuple[float, Candidate]) -> tuple[float, int, str]:
-    return (-item[0], item[1].best_rank, item[1].document.id)
-
-
-def _by_file(
-    scored: list[tuple[float, Candidate]], weights: RankingWeights
-) -> list[tuple[float, Candidate]]:
-    """Coherence and diminishing returns per file (the n-th best chunk of a file gains the two
-    best of the others and is scaled by ``diminishing ** n``)."""
-    scored.sort(key=_order)
+def _by_file(keyed: list[Keyed], weights: RankingWeights) -> list[Keyed]:
+    """Coherence and diminishing returns per file among the best :data:`FILE_CANDIDATES` of
+    ``keyed`` (sorted): the n-th best chunk of a file gains the two best of the others and is
+    scaled by ``diminishing ** n``; the rest, which cannot reach a first page, keep their
+    scores."""
+    head = keyed[:FILE_CANDIDATES]
+    files = [key[3].document.metadata.get("file") for key in head]
     best: dict[str, list[float]] = {}
-    for score, candidate in scored:
-        file = candidate.document.metadata.get("file")
+    for key, file in zip(head, files, strict=True):
         if file is not None:
             top = best.setdefault(file, [])
             if len(top) < 3:
-                top.append(score)
+                top.append(-key[0])
     seen: dict[str, int] = {}
-    adjusted: list[tuple[float, Candidate]] = []
     coherence, diminishing = weights.coherence, weights.diminishing
-    for score, candidate in scored:
-        file = candidate.document.metadata.get("file")
-        if file is not None:
-            position = seen.get(file, 0)
-            seen[file] = position + 1
-            top = best[file]
-            others = sum(top[:2]) if position >= 2 else sum(top) - top[position]
-            score = (score + coherence * others) * diminishing**position
-        adjusted.append((score, candidate))
-    return adjusted
+    for index, (key, file) in enumerate(zip(head, files, strict=True)):
+        if file is None:
+            continue
+        top = best[file]
+        if len(top) == 1 and diminishing == 1.0:
+            continue  # a file's only chunk among the head: nothing changes
+        position = seen.get(file, 0)
+        seen[file] = position + 1
+        others = sum(top[:2]) if position >= 2 else sum(top) - top[position]
+        score = (-key[0] + coherence * others) * diminishing**position
+        head[index] = (-score, key[1], key[2], key[3])
+    keyed[:FILE_CANDIDATES] = head
+    keyed.sort()
+    return keyed
 
 
 def _names_file(path: str, files: tuple[str, ...]) -> bool:
@@ -216,16 +219,16 @@ def _names_file(path: str, files: tuple[str, ...]) -> bool:
     )
 
 
-def _definition_match(document: Document, names: dict[str, float]) -> float:
-    symbol = document.metadata.get("symbol")
-    if not symbol or not document.metadata.get("kind"):
-        return 0.0
+def _definition_match(symbol: str, names: dict[str, float]) -> float:
+    whole, last = _symbol_keys(symbol)
+    return max(names.get(last, 0.0), names.get(whole, 0.0))
+
+
+@lru_cache(maxsize=1 << 14)
+def _symbol_keys(symbol: str) -> tuple[str, str]:
+    """A symbol lower-cased, whole and its last component (``Flask.route`` -> ``route``)."""
     lowered = symbol.lower()
-    last = NAME_SEPARATORS.split(lowered)[-1]
-    best = names.get(last, 0.0)
-    if lowered in names:
-        best = max(best, names[lowered])
-    return best
+    return lowered, NAME_SEPARATORS.split(lowered)[-1]
 
 
 __all__ = [
