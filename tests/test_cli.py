@@ -405,3 +405,67 @@ def test_queries_up_to_64_kib_are_answered_and_longer_ones_refused(tmp_path: Pat
     assert json.loads(accepted.stdout)["results"][0]["id"].startswith("b/payments.py")
     refused = ragls("search", str(root), "x" * 70_000, cache=tmp_path / "cache")
     assert refused.returncode == 2 and "the maximum is 65536" in refused.stderr
+
+
+def test_eval_scores_a_question_set_by_category_and_language(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path / "repo",
+        {
+            "src/payments.py": "def charge_card(amount):\n    return gateway.charge(amount)\n",
+            "src/refunds.py": "def refund_order(order):\n    return ledger.credit(order)\n",
+            "tests/test_payments.py": "def test_charge_card():\n    assert charge_card(1)\n",
+        },
+    )
+    questions = tmp_path / "questions.jsonl"
+    lines = [
+        {
+            "id": "q1",
+            "query": "where is charge_card",
+            "category": "symbol",
+            "language": "python",
+            "answers": [{"file": "src/payments.py", "startLine": 1, "endLine": 2}],
+        },
+        {
+            "id": "q2",
+            "query": "how is money given back for an order",
+            "category": "behaviour",
+            "language": "python",
+            "answers": [{"file": "src/refunds.py"}],
+        },
+    ]
+    questions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "report.json"
+    result = ragls(
+        "eval",
+        str(root),
+        "--questions",
+        str(questions),
+        "--pipeline",
+        "code",
+        "--pipeline",
+        "workspace",
+        "--json",
+        str(out),
+        cache=tmp_path / "cache",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "| symbol | 1 |" in result.stdout and "| lang:python | 2 |" in result.stdout
+    report = json.loads(out.read_text())
+    first = report["questions"][0]["results"]["workspace"]
+    assert first["files"][0] == "src/payments.py" and first["ndcg@10"] == 1.0
+    assert first["chunk-ndcg@10"] == 1.0
+    assert set(report["groups"]["all"]["pipelines"]) == {"code", "workspace"}
+
+
+def test_eval_names_the_line_and_field_of_a_bad_question(tmp_path: Path) -> None:
+    root = sample(tmp_path / "repo")
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(
+        '{"id": "a", "query": "q", "category": "symbol", "answers": [{"file": "x"}]}\n'
+        '{"id": "b", "query": "q", "category": "vibes", "answers": []}\n'
+    )
+    result = ragls("eval", str(root), "--questions", str(questions), cache=tmp_path / "cache")
+    assert result.returncode == 2
+    assert (
+        f"{questions}:2: category must be one of symbol, behaviour, architecture" in result.stderr
+    )
