@@ -127,7 +127,7 @@ async def test_named_sessions(client: LanguageClient, tmp_path: Path) -> None:
         ("rag/search", {"query": "x", "topK": 0}, "topK must be between 1 and 100"),
         ("rag/search", {"query": "x", "topK": 101}, "topK must be between 1 and 100"),
         ("rag/search", {"query": "x", "topK": "5"}, "topK must be an integer"),
-        ("rag/search", {"query": "x" * 10_001}, "query must be at most"),
+        ("rag/search", {"query": "x" * 65_537}, "query must be at most"),
         ("rag/search", {"query": "x", "session": "nope"}, "unknown session"),
         ("rag/buildContextPrompt", {"query": None}, "query is required"),
         ("rag/addDocument", {"content": ""}, "content must not be empty"),
