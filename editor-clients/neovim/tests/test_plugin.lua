@@ -174,6 +174,29 @@ check(vim.wait(30000, function()
   return results ~= nil and #results > 0
 end, 100), 'the restarted daemon answers')
 
+-- After the restart the daemon's default session (a buffer outside any project names none) need
+-- not be the project Neovim started it for: the quickfix paths follow the answer's session.
+vim.cmd.enew()
+local answered = nil
+check(vim.wait(30000, function()
+  local results, _, _, session = ragls.search_sync('marmoset ledger verify password')
+  answered = session
+  return results ~= nil and #results > 0
+end, 100), 'after the restart a buffer outside the projects gets answers')
+vim.fn.setqflist({}, 'r')
+vim.cmd('Ragls search marmoset ledger verify password')
+check(vim.wait(10000, function() return #vim.fn.getqflist() > 0 end, 20), 'and :Ragls search fills the quickfix list')
+local missing = {}
+for _, item in ipairs(vim.fn.getqflist()) do
+  local name = vim.api.nvim_buf_get_name(item.bufnr)
+  if vim.fn.filereadable(name) == 0 then
+    table.insert(missing, name)
+  end
+end
+check(#missing == 0, ('its quickfix paths exist (answered by %s): %s'):format(tostring(answered),
+  table.concat(missing, ', ')))
+vim.cmd.cclose()
+
 local client = ragls.client()
 client:stop()
 check(vim.wait(10000, function() return client:is_stopped() end, 20), 'the daemon stops cleanly')
