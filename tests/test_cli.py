@@ -223,6 +223,49 @@ def test_explain_names_the_rule_that_refuses_a_path(tmp_path: Path) -> None:
     ]
 
 
+def test_explain_names_the_never_indexed_directory_above_a_path(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "node_modules/dep/index.js": "module.exports = 1\n",
+            "vendor/lib/a.go": "package lib\n",
+            ".git/config": "[core]\n",
+            "web/node_modules/dep/b.js": "x = 1\n",
+            "build/out.js": "x = 1\n",
+        },
+    )
+    paths = ["node_modules/dep/index.js", "vendor/lib/a.go", ".git/config"]
+    paths += ["web/node_modules/dep/b.js", "build/out.js"]
+    lines = ragls("explain", str(root), *paths).stdout.splitlines()
+    assert lines == [
+        "node_modules/dep/index.js: not indexed, default-skip: "
+        "a default-skipped directory or name (at node_modules)",
+        "vendor/lib/a.go: not indexed, default-skip: "
+        "a default-skipped directory or name (at vendor)",
+        ".git/config: not indexed, default-skip: a default-skipped directory or name (at .git)",
+        "web/node_modules/dep/b.js: not indexed, default-skip: "
+        "a default-skipped directory or name (at web/node_modules)",
+        "build/out.js: not indexed, default-skip: a default-skipped directory or name (at build)",
+    ]
+
+
+def test_explain_and_index_agree_on_a_file_that_fails_to_extract(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "broken.ipynb": '{"cells": [}',
+            "ok.ipynb": '{"cells": [{"cell_type": "code", "source": ["print(1)"]}]}',
+        },
+    )
+    explained = ragls("explain", str(root), "broken.ipynb", "ok.ipynb").stdout.splitlines()
+    indexed = ragls("index", str(root), "-v", "--no-cache")
+    assert "skipped extract-failed: broken.ipynb (notebook is not valid JSON" in indexed.stderr
+    assert explained[0].startswith(
+        "broken.ipynb: not indexed, extract-failed: notebook is not valid JSON"
+    )
+    assert explained[1] == "ok.ipynb: would be indexed (notebook)"
+
+
 def test_a_repeated_search_starts_from_the_stored_index(tmp_path: Path) -> None:
     root, cache = sample(tmp_path / "tree"), tmp_path / "cache"
     first = ragls("search", str(root), "charge card", "--json", cache=cache)

@@ -160,6 +160,22 @@ vim.cmd.edit(workspace .. '/src/auth.py')
 local in_first = ragls.search_sync('marmoset ledger') or {}
 check(#in_first == 0 or in_first[1].metadata.file ~= 'notes.md', 'the first project does not see the second one')
 
+-- A missing path is "missing" wherever it is named from: another open project, or a folder
+-- reached through a symbolic link (the daemon's roots are resolved).
+local function explained(path)
+  harness.clear_notices()
+  vim.cmd('Ragls explain ' .. path)
+  return #harness.notices == 1 and harness.notices[1].message or vim.inspect(harness.notices)
+end
+local other = explained(second .. '/missing.md')
+check(other:match('missing%.md is not indexed: missing %(no such file%)$') ~= nil,
+  ':Ragls explain of a missing path in the other project: ' .. other)
+local link = vim.fn.tempname()
+vim.uv.fs_symlink(workspace, link)
+local linked = explained(link .. '/src/nowhere.py')
+check(linked:match('src/nowhere%.py is not indexed: missing %(no such file%)$') ~= nil,
+  ':Ragls explain of a missing path through a symbolic link: ' .. linked)
+
 harness.clear_notices()
 local crashed = ragls.client()
 crashed.rpc.terminate() -- the daemon dies (SIGTERM), as a crash or a framing exit would end it

@@ -130,10 +130,6 @@ class FileIndexer:
         record = self._records.get(relative)
         return None if record is None or record.skip is not None else len(record.documents)
 
-    def skip_of(self, relative: str) -> Skipped | None:
-        """Why the current generation skipped the path, if it did."""
-        return self._skips.get(relative)
-
     def indexed_files(self) -> list[str]:
         """Paths (relative to the root) of the files the current generation holds, sorted."""
         return sorted(path for path, record in self._records.items() if record.skip is None)

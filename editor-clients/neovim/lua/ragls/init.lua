@@ -282,10 +282,23 @@ function M.index(force, callback)
   request('rag/index', params, callback)
 end
 
+--- The session of the open project folder that holds ``path`` (the deepest), or nil.
+local function session_holding(path)
+  local found, length = nil, -1
+  for uri in pairs(state.folders) do
+    local root = vim.uri_to_fname(uri)
+    if (path == root or vim.startswith(path, root .. '/')) and #root > length then
+      found, length = uri, #root
+    end
+  end
+  return found
+end
+
 --- Whether a path is indexed and, if not, why (rag/explainPath). Returns result, err.
+--- Asked of the project that holds the path, else of the current buffer's.
 function M.explain_sync(path)
   local params = { path = path }
-  local session = current_session()
+  local session = session_holding(path) or current_session()
   if session ~= nil then
     params.session = session
   end
