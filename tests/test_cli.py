@@ -266,6 +266,21 @@ def test_explain_and_index_agree_on_a_file_that_fails_to_extract(tmp_path: Path)
     assert explained[1] == "ok.ipynb: would be indexed (notebook)"
 
 
+def test_methods_of_a_decorated_class_carry_the_class_name_once(tmp_path: Path) -> None:
+    methods = "".join(
+        f"    def lookup_{n}(self, key):\n        entry = self.entries.get(key)\n"
+        f"        return entry\n\n"
+        for n in range(20)
+    )  # over 60 lines: the class is cut into its methods
+    header = "import dataclasses\n\n\n@dataclasses.dataclass\nclass Cache:\n    entries: dict\n\n"
+    source = header + methods
+    root = make_tree(tmp_path, {"cache.py": source})
+    result = ragls("search", str(root), "lookup entry key", "--json", "-k", "10", "--no-cache")
+    found = {item["metadata"].get("symbol") for item in json.loads(result.stdout)["results"]}
+    assert any(str(symbol).startswith("Cache.lookup_") for symbol in found), found
+    assert not any(str(symbol).startswith("Cache.Cache") for symbol in found), found
+
+
 def test_a_repeated_search_starts_from_the_stored_index(tmp_path: Path) -> None:
     root, cache = sample(tmp_path / "tree"), tmp_path / "cache"
     first = ragls("search", str(root), "charge card", "--json", cache=cache)
