@@ -44,6 +44,23 @@ def test_files_lists_sorted_posix_paths_only(tmp_path: Path) -> None:
     assert result.stdout == "a/README.md\nb/payments.py\n"
 
 
+def test_files_lists_what_an_index_run_ingests(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "src/app.py": "def main():\n    return 1\n",
+            "locale/app.mo": b"\xde\x12\x04\x95\x00\x00\x00\x00",  # binary content
+            "logo.png": b"\x89PNG\r\n\x1a\n",  # binary by name
+            "broken.ipynb": '{"cells": [}',  # fails to extract
+        },
+    )
+    listed = ragls("files", str(root))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout == "src/app.py\n"
+    indexed = ragls("index", str(root), "--no-cache").stderr
+    assert re.search(r"^files +1$", indexed, re.MULTILINE), indexed
+
+
 def test_search_prints_ranked_results_with_file_and_line(tmp_path: Path) -> None:
     result = ragls("search", str(sample(tmp_path)), "charge the card", "-k", "2")
     assert result.returncode == 0, result.stderr
