@@ -298,6 +298,19 @@ def test_methods_of_a_decorated_class_carry_the_class_name_once(tmp_path: Path) 
     assert not any(str(symbol).startswith("Cache.Cache") for symbol in found), found
 
 
+def test_previous_chunks_are_said_to_be_kept_only_when_there_were_some(tmp_path: Path) -> None:
+    good = '{"cells": [{"cell_type": "code", "source": ["print(1)"]}]}'
+    root = make_tree(tmp_path / "tree", {"a.ipynb": good, "b.ipynb": '{"cells": [}'})
+    cache = tmp_path / "cache"
+    first = ragls("index", str(root), "-v", cache=cache).stderr
+    assert "error: b.ipynb: notebook is not valid JSON" in first, first
+    assert "previous chunks kept" not in first, first
+    (root / "a.ipynb").write_text('{"cells": [}')
+    again = ragls("index", str(root), "-v", cache=cache).stderr
+    assert re.search(r"error: a\.ipynb: notebook is not valid JSON.*; previous chunks kept", again)
+    assert not re.search(r"error: b\.ipynb: .*previous chunks kept", again), again
+
+
 def test_a_repeated_search_starts_from_the_stored_index(tmp_path: Path) -> None:
     root, cache = sample(tmp_path / "tree"), tmp_path / "cache"
     first = ragls("search", str(root), "charge card", "--json", cache=cache)
