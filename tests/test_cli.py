@@ -61,6 +61,14 @@ def test_files_lists_what_an_index_run_ingests(tmp_path: Path) -> None:
     assert re.search(r"^files +1$", indexed, re.MULTILINE), indexed
 
 
+def test_never_indexed_names_match_whole_path_components_in_any_case(tmp_path: Path) -> None:
+    # As the README says under "What gets indexed".
+    files = {"src/vendor/lib.go": "package lib\n", "src/Vendor/up.go": "package up\n"}
+    files |= {"src/vendored/lib.go": "package lib\n", "vendor.go": "package main\n"}
+    root = make_tree(tmp_path, files)
+    assert ragls("files", str(root)).stdout == "src/vendored/lib.go\nvendor.go\n"
+
+
 def test_search_prints_ranked_results_with_file_and_line(tmp_path: Path) -> None:
     result = ragls("search", str(sample(tmp_path)), "charge the card", "-k", "2")
     assert result.returncode == 0, result.stderr
