@@ -55,7 +55,7 @@ local function present(value)
   return value ~= nil and value ~= vim.NIL
 end
 
---- The stored index in one phrase (rag/status `cache`; protocol.md §10).
+--- The stored index in one phrase (rag/status `cache`; protocol.md §9).
 function M.cache_text(cache)
   local stored = type(cache.storedGeneration) == 'number' and ('generation ' .. cache.storedGeneration)
     or 'nothing stored'
