@@ -44,6 +44,31 @@ def test_files_lists_sorted_posix_paths_only(tmp_path: Path) -> None:
     assert result.stdout == "a/README.md\nb/payments.py\n"
 
 
+def test_files_lists_what_an_index_run_ingests(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "src/app.py": "def main():\n    return 1\n",
+            "locale/app.mo": b"\xde\x12\x04\x95\x00\x00\x00\x00",  # binary content
+            "logo.png": b"\x89PNG\r\n\x1a\n",  # binary by name
+            "broken.ipynb": '{"cells": [}',  # fails to extract
+        },
+    )
+    listed = ragls("files", str(root))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout == "src/app.py\n"
+    indexed = ragls("index", str(root), "--no-cache").stderr
+    assert re.search(r"^files +1$", indexed, re.MULTILINE), indexed
+
+
+def test_never_indexed_names_match_whole_path_components_in_any_case(tmp_path: Path) -> None:
+    # As the README says under "What gets indexed".
+    files = {"src/vendor/lib.go": "package lib\n", "src/Vendor/up.go": "package up\n"}
+    files |= {"src/vendored/lib.go": "package lib\n", "vendor.go": "package main\n"}
+    root = make_tree(tmp_path, files)
+    assert ragls("files", str(root)).stdout == "src/vendored/lib.go\nvendor.go\n"
+
+
 def test_search_prints_ranked_results_with_file_and_line(tmp_path: Path) -> None:
     result = ragls("search", str(sample(tmp_path)), "charge the card", "-k", "2")
     assert result.returncode == 0, result.stderr
@@ -221,6 +246,77 @@ def test_explain_names_the_rule_that_refuses_a_path(tmp_path: Path) -> None:
         "debug.log: not indexed, ignored: .gitignore:1: *.log",
         ".env: not indexed, secret: a secret file name, never indexed",
     ]
+
+
+def test_explain_names_the_never_indexed_directory_above_a_path(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "node_modules/dep/index.js": "module.exports = 1\n",
+            "vendor/lib/a.go": "package lib\n",
+            ".git/config": "[core]\n",
+            "web/node_modules/dep/b.js": "x = 1\n",
+            "build/out.js": "x = 1\n",
+        },
+    )
+    paths = ["node_modules/dep/index.js", "vendor/lib/a.go", ".git/config"]
+    paths += ["web/node_modules/dep/b.js", "build/out.js"]
+    lines = ragls("explain", str(root), *paths).stdout.splitlines()
+    assert lines == [
+        "node_modules/dep/index.js: not indexed, default-skip: "
+        "a default-skipped directory or name (at node_modules)",
+        "vendor/lib/a.go: not indexed, default-skip: "
+        "a default-skipped directory or name (at vendor)",
+        ".git/config: not indexed, default-skip: a default-skipped directory or name (at .git)",
+        "web/node_modules/dep/b.js: not indexed, default-skip: "
+        "a default-skipped directory or name (at web/node_modules)",
+        "build/out.js: not indexed, default-skip: a default-skipped directory or name (at build)",
+    ]
+
+
+def test_explain_and_index_agree_on_a_file_that_fails_to_extract(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path,
+        {
+            "broken.ipynb": '{"cells": [}',
+            "ok.ipynb": '{"cells": [{"cell_type": "code", "source": ["print(1)"]}]}',
+        },
+    )
+    explained = ragls("explain", str(root), "broken.ipynb", "ok.ipynb").stdout.splitlines()
+    indexed = ragls("index", str(root), "-v", "--no-cache")
+    assert "skipped extract-failed: broken.ipynb (notebook is not valid JSON" in indexed.stderr
+    assert explained[0].startswith(
+        "broken.ipynb: not indexed, extract-failed: notebook is not valid JSON"
+    )
+    assert explained[1] == "ok.ipynb: would be indexed (notebook)"
+
+
+def test_methods_of_a_decorated_class_carry_the_class_name_once(tmp_path: Path) -> None:
+    methods = "".join(
+        f"    def lookup_{n}(self, key):\n        entry = self.entries.get(key)\n"
+        f"        return entry\n\n"
+        for n in range(20)
+    )  # over 60 lines: the class is cut into its methods
+    header = "import dataclasses\n\n\n@dataclasses.dataclass\nclass Cache:\n    entries: dict\n\n"
+    source = header + methods
+    root = make_tree(tmp_path, {"cache.py": source})
+    result = ragls("search", str(root), "lookup entry key", "--json", "-k", "10", "--no-cache")
+    found = {item["metadata"].get("symbol") for item in json.loads(result.stdout)["results"]}
+    assert any(str(symbol).startswith("Cache.lookup_") for symbol in found), found
+    assert not any(str(symbol).startswith("Cache.Cache") for symbol in found), found
+
+
+def test_previous_chunks_are_said_to_be_kept_only_when_there_were_some(tmp_path: Path) -> None:
+    good = '{"cells": [{"cell_type": "code", "source": ["print(1)"]}]}'
+    root = make_tree(tmp_path / "tree", {"a.ipynb": good, "b.ipynb": '{"cells": [}'})
+    cache = tmp_path / "cache"
+    first = ragls("index", str(root), "-v", cache=cache).stderr
+    assert "error: b.ipynb: notebook is not valid JSON" in first, first
+    assert "previous chunks kept" not in first, first
+    (root / "a.ipynb").write_text('{"cells": [}')
+    again = ragls("index", str(root), "-v", cache=cache).stderr
+    assert re.search(r"error: a\.ipynb: notebook is not valid JSON.*; previous chunks kept", again)
+    assert not re.search(r"error: b\.ipynb: .*previous chunks kept", again), again
 
 
 def test_a_repeated_search_starts_from_the_stored_index(tmp_path: Path) -> None:

@@ -27,6 +27,8 @@ from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.explain import explain_path
 from ragls.ingest.ingestion import FileIngestionService
+from ragls.ingest.parallel import default_workers, process_all
+from ragls.ingest.pipeline import Status
 from ragls.service import wire
 from ragls.service.options import WorkspaceOptions
 from ragls.service.persistence import Persistence
@@ -448,12 +450,28 @@ def command_explain(args: argparse.Namespace) -> int:
 
 
 def command_files(args: argparse.Namespace) -> int:
+    """The files an index run of PATH would hold: each admitted file goes through the index
+    run's own per-file pipeline (read, format, extraction, chunk cap), so a file skipped as
+    binary or failing to extract is not listed. Nothing is stored."""
     config = _folder_config(args)
     if config is None:
         return 2
-    discovery = FileIngestionService().discover(config)
-    for candidate in sorted(discovery.candidates, key=lambda c: c.path):
-        print(candidate.path)
+    ingestion = FileIngestionService()
+    discovery = ingestion.discover(config)
+    work = [(candidate, None) for candidate in discovery.candidates]
+    results = process_all(ingestion, config, work, default_workers())
+    try:
+        listed = sorted(done.path for done in results if done.status is Status.CHUNKED)
+    finally:
+        results.close()
+    for path in listed:
+        print(path)
+    skipped = len(discovery.skipped) + len(work) - len(listed)
+    print(
+        f"ragls: {len(listed)} would be indexed, {skipped} skipped "
+        f"(`ragls index {args.path} -v` says why)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -728,7 +746,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(run=command_serve)
 
-    files = commands.add_parser("files", help="list the files that would be ingested")
+    files = commands.add_parser(
+        "files",
+        help="list the files an index run would hold (each is read and chunked as index does; "
+        "nothing is stored)",
+    )
     source(files, searched=False)
     files.set_defaults(run=command_files)
     explain = commands.add_parser(

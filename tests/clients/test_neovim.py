@@ -67,7 +67,7 @@ def test_the_neovim_plugin_end_to_end(tmp_path: Path) -> None:
 
 def test_coverage_warnings_reach_the_neovim_views(tmp_path: Path) -> None:
     report = run_script(tmp_path, "test_warnings.lua")
-    assert report.count("ok   - ") == 7, report
+    assert report.count("ok   - ") == 8, report
 
 
 def test_the_vim_lsp_enable_route_gets_the_commands(tmp_path: Path) -> None:

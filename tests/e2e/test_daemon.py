@@ -11,6 +11,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import request
+from tests.test_protocol_doc import json_examples, strict_json
 
 
 async def test_search_returns_ranked_chunks_with_wire_metadata(client: LanguageClient) -> None:
@@ -48,6 +49,17 @@ async def test_status_reports_the_generation(client: LanguageClient, workspace: 
     assert (status.fileCount, status.generation, status.indexing) == (3, 1, False)
     assert status.skipped.secret == 1 and status.skipped.ignored == 1
     assert status.watcher.state == "watching"
+
+
+async def test_the_status_example_of_protocol_md_names_the_answers_keys(
+    client: LanguageClient,
+) -> None:
+    status = await request(client, "rag/status")
+    example = next(e for e in json_examples() if '"fileCount"' in e)
+    documented = strict_json(example)
+    assert sorted(documented) == sorted(status._fields)
+    assert sorted(documented["cache"]) == sorted(status.cache._fields)
+    assert sorted(documented["lastRun"]) == sorted(status.lastRun._fields)
 
 
 async def test_document_management(client: LanguageClient) -> None:

@@ -40,7 +40,7 @@ def root(tmp_path: Path) -> Path:
         ("run.log", "ignored", ".gitignore:2: *.log"),
         ("docs/drafts/plan.md", "ignored", "docs/.tnsignore:1: drafts/ (at docs/drafts)"),
         ("build/out.py", "default-skip", "(at build)"),
-        ("node_modules/dep/index.js", "default-skip", ""),
+        ("node_modules/dep/index.js", "default-skip", "(at node_modules)"),
         (".env.local", "secret", "secret file name"),
         ("blob.bin", "binary", "a binary file extension"),
         ("blob.dat", "binary", "binary content"),

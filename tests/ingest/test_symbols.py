@@ -87,6 +87,29 @@ def test_javascript_functions_bound_to_names(
     assert symbols(source, language) == expected
 
 
+@pytest.mark.parametrize(
+    ("language", "source"),
+    [
+        (
+            "python",
+            "@dataclass\nclass Cache:\n    size: int = 0\n\n"
+            "    @property\n    def empty(self):\n        return not self.size\n\n"
+            "    def lookup(self, key):\n        return key\n",
+        ),
+        (
+            "typescript",
+            "@Injectable()\nexport class Cache {\n  size = 0;\n"
+            "  empty(): boolean {\n    return !this.size;\n  }\n"
+            "  lookup(key: string): string {\n    return key;\n  }\n}\n",
+        ),
+    ],
+)
+def test_methods_of_decorated_classes_are_qualified_once(language: str, source: str) -> None:
+    named = {symbol for symbol, _ in symbols(source, language)}
+    assert {"Cache", "Cache.empty", "Cache.lookup"} <= named
+    assert not any(symbol.startswith("Cache.Cache") for symbol in named), named
+
+
 def test_typescript_class_fields_and_abstract_methods() -> None:
     source = (
         "abstract class Shape {\n  abstract area(): number;\n"

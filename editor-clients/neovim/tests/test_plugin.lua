@@ -160,6 +160,22 @@ vim.cmd.edit(workspace .. '/src/auth.py')
 local in_first = ragls.search_sync('marmoset ledger') or {}
 check(#in_first == 0 or in_first[1].metadata.file ~= 'notes.md', 'the first project does not see the second one')
 
+-- A missing path is "missing" wherever it is named from: another open project, or a folder
+-- reached through a symbolic link (the daemon's roots are resolved).
+local function explained(path)
+  harness.clear_notices()
+  vim.cmd('Ragls explain ' .. path)
+  return #harness.notices == 1 and harness.notices[1].message or vim.inspect(harness.notices)
+end
+local other = explained(second .. '/missing.md')
+check(other:match('missing%.md is not indexed: missing %(no such file%)$') ~= nil,
+  ':Ragls explain of a missing path in the other project: ' .. other)
+local link = vim.fn.tempname()
+vim.uv.fs_symlink(workspace, link)
+local linked = explained(link .. '/src/nowhere.py')
+check(linked:match('src/nowhere%.py is not indexed: missing %(no such file%)$') ~= nil,
+  ':Ragls explain of a missing path through a symbolic link: ' .. linked)
+
 harness.clear_notices()
 local crashed = ragls.client()
 crashed.rpc.terminate() -- the daemon dies (SIGTERM), as a crash or a framing exit would end it
@@ -173,6 +189,29 @@ check(vim.wait(30000, function()
   local results = ragls.search_sync('verify the password')
   return results ~= nil and #results > 0
 end, 100), 'the restarted daemon answers')
+
+-- After the restart the daemon's default session (a buffer outside any project names none) need
+-- not be the project Neovim started it for: the quickfix paths follow the answer's session.
+vim.cmd.enew()
+local answered = nil
+check(vim.wait(30000, function()
+  local results, _, _, session = ragls.search_sync('marmoset ledger verify password')
+  answered = session
+  return results ~= nil and #results > 0
+end, 100), 'after the restart a buffer outside the projects gets answers')
+vim.fn.setqflist({}, 'r')
+vim.cmd('Ragls search marmoset ledger verify password')
+check(vim.wait(10000, function() return #vim.fn.getqflist() > 0 end, 20), 'and :Ragls search fills the quickfix list')
+local missing = {}
+for _, item in ipairs(vim.fn.getqflist()) do
+  local name = vim.api.nvim_buf_get_name(item.bufnr)
+  if vim.fn.filereadable(name) == 0 then
+    table.insert(missing, name)
+  end
+end
+check(#missing == 0, ('its quickfix paths exist (answered by %s): %s'):format(tostring(answered),
+  table.concat(missing, ', ')))
+vim.cmd.cclose()
 
 local client = ragls.client()
 client:stop()

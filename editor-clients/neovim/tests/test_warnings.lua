@@ -10,6 +10,7 @@ ragls.setup({
   cmd = { python, '-m', 'ragls', 'serve' },
   init_options = { debounceMs = 50, pipeline = 'seed', bm25 = { maxDocuments = 1 } },
 })
+vim.fn.writefile({ '{"cells": [}' }, workspace .. '/broken.ipynb') -- a file the run cannot read
 vim.cmd.edit(workspace .. '/src/auth.py')
 check(vim.wait(30000, function() return ragls._state.updates > 0 end, 20), 'the first generation is live')
 
@@ -31,9 +32,12 @@ end, 20), ':Ragls search shows the warning')
 
 vim.cmd('Ragls status')
 local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
-check(report:match('### Problems\n\n%- BM25 covers 1 of') ~= nil, ':Ragls status shows it:\n' .. report)
-check(vim.wait(5000, function() return ragls.status():match(' · 1 warning$') ~= nil end, 20),
-  'and the statusline counts it: ' .. ragls.status())
+check(report:match('### Problems\n\n%- 1 file%(s%) could not be read[^\n]*\n%- BM25 covers 1 of') ~= nil,
+  ':Ragls status shows it:\n' .. report)
+check(report:match('### Files that could not be read\n\n%- broken%.ipynb: notebook is not valid JSON') ~= nil
+  and report:match(':Ragls status') == nil, 'with the unreadable file, and without sending the reader to itself')
+check(vim.wait(5000, function() return ragls.status():match(' · 2 warnings$') ~= nil end, 20),
+  'and the statusline counts both: ' .. ragls.status())
 
 local client = ragls.client()
 client:stop()

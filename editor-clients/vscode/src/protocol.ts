@@ -48,7 +48,7 @@ export interface WatcherStatus {
   detail: string;
 }
 
-/** The session's index on disk (rag/status `cache`; protocol.md §10). */
+/** The session's index on disk (rag/status `cache`; protocol.md §9). */
 export interface CacheStatus {
   state: 'loaded' | 'cold' | 'unsaved' | 'saved' | 'reader' | 'failed' | string;
   path: string;

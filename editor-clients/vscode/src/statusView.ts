@@ -39,11 +39,14 @@ export function generationAge(status: Status, now: number): number | null {
   return Number.isNaN(at) ? null : Math.max(0, (now - at) / 1000);
 }
 
-/** The session's problems a user should look at: failed run, per-file errors, coverage. */
-export function problems(status: Status): string[] {
+/** The session's problems a user should look at: failed run, per-file errors, coverage.
+ *  `inReport`: said inside the full status, which lists the unreadable files itself. */
+export function problems(status: Status, inReport = false): string[] {
   const found: string[] = [];
   if (status.lastError) found.push(`the last run failed: ${status.lastError}`);
-  if (status.errors.length > 0) found.push(`${status.errors.length} file(s) could not be read (see the full status)`);
+  if (status.errors.length > 0) {
+    found.push(`${status.errors.length} file(s) could not be read (${inReport ? 'listed below' : 'see the full status'})`);
+  }
   if (status.cache?.state === 'failed') found.push(cacheText(status.cache));
   found.push(...(status.warnings ?? []));
   return found;
@@ -124,7 +127,7 @@ export function statusReport(statuses: Status[], now: number): string {
       for (const [reason, n] of skipped) out.push(`| ${reason} | ${count(n)} |`);
       out.push('', 'For one file, run **ragls: Why is this file (not) indexed?** on it.', '');
     }
-    const issues = problems(s);
+    const issues = problems(s, true);
     if (issues.length > 0) out.push('### Problems', '', ...issues.map((p) => `- ${p}`), '');
     if (s.errors.length > 0) out.push('### Files that could not be read', '', ...s.errors.map((e) => `- ${e}`), '');
     if ((s.hints ?? []).length > 0) out.push('### Notes', '', ...s.hints.map((h) => `- ${h}`), '');

@@ -76,6 +76,13 @@ test('the report lists every session with counts, age, watcher, cache, skip reas
   }
 });
 
+test('the report lists the files that could not be read without sending the reader to itself', () => {
+  const report = statusReport([status({ errors: ['a.ipynb: notebook is not valid JSON'] })], NOW);
+  assert.ok(report.includes('### Problems\n\n- 1 file(s) could not be read (listed below)\n'), report);
+  assert.ok(report.includes('### Files that could not be read\n\n- a.ipynb: notebook is not valid JSON'), report);
+  assert.ok(!report.includes('see the full status'), report);
+});
+
 test('the stored index in one phrase, and ages', () => {
   const cache = { state: 'reader', path: '/c/w', bytesOnDisk: 2411724, storedGeneration: 4, writtenAt: null, ageSeconds: 150,
     writer: false, ownerPid: 77, detail: "process 77 owns this workspace's index", loadedGeneration: 4, loadSeconds: 0.02 };

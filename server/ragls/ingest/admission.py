@@ -19,7 +19,7 @@ from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.ignore.defaults import (
     ALWAYS_SKIPPED_DIRS,
     READMITTABLE_DIRS,
-    has_always_skipped_component,
+    always_skipped_prefix,
     is_ignore_file_name,
     is_secret_path,
 )
@@ -102,8 +102,9 @@ class Admission:
         ignore files, which :meth:`is_ignore_file` tells apart); its parent is admitted."""
         if has_control_character(relative):
             return Skipped(relative, SkipReason.UNSAFE_NAME, UNSAFE_NAME_DETAIL)
-        if has_always_skipped_component(relative):
-            return Skipped(relative, SkipReason.DEFAULT_SKIP)
+        skipped_at = always_skipped_prefix(relative)
+        if skipped_at is not None:  # the skipped directory above the file, or the file itself
+            return Skipped(skipped_at, SkipReason.DEFAULT_SKIP)
         if is_secret_path(relative) or self.config.names_secret(relative):
             return Skipped(relative, SkipReason.SECRET)
         decision, origin = self.stack.explain(relative, is_dir=False)
@@ -144,8 +145,9 @@ class Admission:
         """
         if not relative or relative.startswith("/") or ".." in relative.split("/"):
             return Skipped(relative, SkipReason.EXCLUDED, "outside the indexed root")
-        if has_always_skipped_component(relative):
-            return Skipped(relative, SkipReason.DEFAULT_SKIP)
+        skipped_at = always_skipped_prefix(relative)
+        if skipped_at is not None:
+            return Skipped(skipped_at, SkipReason.DEFAULT_SKIP)
         verdict = self.directory_path_verdict(relative.rpartition("/")[0])
         if verdict is not None:
             return verdict

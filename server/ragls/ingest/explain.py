@@ -2,32 +2,40 @@
 
 The same checks as the walk and the watcher path, one path at a time, stopping at the first that
 refuses it, as ``git check-ignore -v`` does for ignore rules: outside the root, a symbolic link
-or special file, a default-skipped or secret name, the ignore file and line that exclude it, an
-include/exclude glob, the size cap, a binary name or content, an unsupported format. A path that
-passes them all is admitted, and for source code the explanation says how it is chunked (by
-its grammar's symbols, or as line windows when its language has no grammar); whether it is
-indexed *now* is the index's business (the service adds that).
+or special file, a default-skipped or secret name (naming the directory above the path that is
+skipped, ``(at node_modules)``), the ignore file and line that exclude it, an include/exclude
+glob. A file that passes them goes through the indexer's own per-file pipeline
+(:func:`ragls.ingest.pipeline.process_file`: the size cap, a binary name or content, extraction,
+the chunk cap), so ``explain`` can never call a file indexable that an index run skips. For
+source code the explanation says how it is chunked (by its grammar's symbols, or as line
+windows when its language has no grammar); whether it is indexed *now* is the index's business
+(the service adds that).
+
+A path named through a symbolic link to the root (or to a folder inside it) is explained as the
+path it leads to: the root is resolved, and so are the existing directories above the path
+when the path as given lies outside it. The last component is never resolved, so a link is
+still explained as a link.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from ragls.ingest.admission import Skipped, SkipReason
 from ragls.ingest.chunking.windows import code_chunking
 from ragls.ingest.config import KnowledgeSourceConfig, relative_path
-from ragls.ingest.formats import DocumentFormat, decode_text, looks_binary
+from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.ingestion import FileIngestionService
-
-SNIFF_BYTES = 8192
+from ragls.ingest.pipeline import process_file
 
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
     """``admitted``, or the ``reason`` (a SkipReason value) and a ``detail`` naming the rule;
     ``chunking`` says how an admitted source file is cut (``chunked as line windows: no grammar
-    for fortran``)."""
+    for fortran``) and ``chunks`` how many chunks an index run would make of it now."""
 
     path: str
     admitted: bool
@@ -35,6 +43,7 @@ class Explanation:
     detail: str = ""
     format: str | None = None
     chunking: str = ""
+    chunks: int = 0
 
 
 def explain_path(
@@ -43,6 +52,8 @@ def explain_path(
     """The admission decision for one path (see the module docstring)."""
     root = config.path
     relative = relative_path(root, raw)
+    if relative is None:
+        relative = relative_path(root, _through_links(raw))
     if relative is None:
         return Explanation(str(raw), False, SkipReason.EXCLUDED.value, f"outside {root}")
     admission = ingestion.admission(config)
@@ -57,26 +68,28 @@ def explain_path(
         return Explanation(relative, False, "missing", "no such file")
     if isinstance(found, Skipped):
         return _refused(relative, found)
-    if found.size > ingestion.limits.max_file_bytes:
-        detail = (
-            f"{found.size} bytes, over the max_file_bytes cap of {ingestion.limits.max_file_bytes}"
-        )
-        return Explanation(relative, False, SkipReason.TOO_LARGE.value, detail)
-    by_name = ingestion.refuse_by_name(relative)
-    if by_name is not None:
-        return Explanation(relative, False, by_name.reason.value, "a binary file extension")
-    try:
-        with open(absolute, "rb") as handle:
-            data = handle.read(SNIFF_BYTES)
-    except OSError as error:
-        return Explanation(relative, False, SkipReason.UNREADABLE.value, str(error.strerror))
-    if looks_binary(data) or (data and decode_text(data) is None):
+    processed = process_file(ingestion, config, found, None)
+    if processed.skip is not None:
+        return _refused(relative, processed.skip)
+    detected = processed.detected
+    if detected is None:  # process_file gives a skip for every file it cannot detect
         return Explanation(relative, False, SkipReason.BINARY.value, "binary content")
-    detected = ingestion.detect(config, relative, data)
-    if detected is None:
-        return Explanation(relative, False, SkipReason.UNSUPPORTED.value, "no supported format")
     chunking = code_chunking(detected.language) if detected.format is DocumentFormat.CODE else ""
-    return Explanation(relative, True, format=detected.format.value, chunking=chunking)
+    return Explanation(
+        relative,
+        True,
+        format=detected.format.value,
+        chunking=chunking,
+        chunks=len(processed.documents),
+    )
+
+
+def _through_links(raw: str | os.PathLike[str]) -> str:
+    """``raw`` with the existing directories above it resolved (not its last component)."""
+    path = Path(raw)
+    if not path.is_absolute():
+        return str(path)
+    return os.path.join(os.path.realpath(path.parent), path.name)
 
 
 def _refused(relative: str, skipped: Skipped) -> Explanation:

@@ -130,10 +130,6 @@ class FileIndexer:
         record = self._records.get(relative)
         return None if record is None or record.skip is not None else len(record.documents)
 
-    def skip_of(self, relative: str) -> Skipped | None:
-        """Why the current generation skipped the path, if it did."""
-        return self._skips.get(relative)
-
     def indexed_files(self) -> list[str]:
         """Paths (relative to the root) of the files the current generation holds, sorted."""
         return sorted(path for path, record in self._records.items() if record.skip is None)
@@ -426,13 +422,15 @@ def _apply(
         skipped.append(processed.skip)
     if status is Status.REFUSED:
         return None
+    # A transient failure keeps what the file had; only say so when it had chunks.
+    kept = "; previous chunks kept" if prior is not None and prior.documents else ""
     if status is Status.UNREADABLE:
         detail = processed.skip.detail if processed.skip else ""
-        errors.append(f"{candidate.path}: cannot be read ({detail}); previous chunks kept")
+        errors.append(f"{candidate.path}: cannot be read ({detail}){kept}")
         return prior
     if status is Status.FAILED:
         detail = processed.skip.detail if processed.skip else ""
-        errors.append(f"{candidate.path}: {detail}; previous chunks kept")
+        errors.append(f"{candidate.path}: {detail}{kept}")
         return prior
     if status is Status.SAME and prior is not None:
         if prior.skip is not None:

@@ -85,8 +85,9 @@ class FileIngestionService:
 
     def read(self, config: KnowledgeSourceConfig, candidate: Candidate) -> bytes:
         """The file's bytes; OSError if it cannot be read, FileTooLargeError over the cap."""
-        if candidate.size > self.limits.max_file_bytes:
-            raise FileTooLargeError(f"{candidate.size} bytes")
+        cap = self.limits.max_file_bytes
+        if candidate.size > cap:
+            raise FileTooLargeError(f"{candidate.size} bytes, over the max_file_bytes cap of {cap}")
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         descriptor = os.open(config.path / candidate.path, flags)
         try:
@@ -105,14 +106,14 @@ class FileIngestionService:
             os.close(descriptor)
         data = b"".join(chunks)
         if len(data) > self.limits.max_file_bytes:
-            raise FileTooLargeError(f"over {self.limits.max_file_bytes} bytes")
+            raise FileTooLargeError(f"over the max_file_bytes cap of {self.limits.max_file_bytes}")
         return data
 
     @staticmethod
     def refuse_by_name(relative: str) -> Skipped | None:
         """A file whose name alone says it is binary (an image, an archive) is never read."""
         if is_binary_name(relative.rsplit("/", 1)[-1]):
-            return Skipped(relative, SkipReason.BINARY)
+            return Skipped(relative, SkipReason.BINARY, "a binary file extension")
         return None
 
     def detect(self, config: KnowledgeSourceConfig, relative: str, data: bytes) -> Detected | None:
@@ -142,7 +143,7 @@ class FileIngestionService:
         self, config: KnowledgeSourceConfig, relative: str, data: bytes, detected: Detected | None
     ) -> FileOutcome:
         if detected is None:
-            return FileOutcome(skipped=Skipped(relative, SkipReason.BINARY))
+            return FileOutcome(skipped=Skipped(relative, SkipReason.BINARY, "binary content"))
         try:
             extracted = extract(detected, data)
         except ExtractionError as error:

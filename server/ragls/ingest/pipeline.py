@@ -15,6 +15,7 @@ from ragls.core.documents import Document
 from ragls.ingest.admission import Skipped, SkipReason
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.fingerprint import fingerprint
+from ragls.ingest.formats import Detected
 from ragls.ingest.ingestion import FileIngestionService, FileTooLargeError
 from ragls.ingest.walk import Candidate
 
@@ -38,6 +39,7 @@ class Processed:
     read_ns: int = 0
     documents: tuple[Document, ...] = ()
     cut_lines: int = 0
+    detected: Detected | None = None  # the format, once the file was read
 
 
 def process_file(
@@ -61,16 +63,20 @@ def process_file(
     detected = ingestion.detect(config, path, data)
     digest = fingerprint(data, ingestion.pipeline_key(config, detected))
     if digest == prior_digest:
-        return Processed(path, Status.SAME, digest=digest, size=len(data), read_ns=read_ns)
+        return Processed(
+            path, Status.SAME, digest=digest, size=len(data), read_ns=read_ns, detected=detected
+        )
     try:
         outcome = ingestion.ingest(config, path, data, detected)
     except Exception as error:  # a bug in one extractor must not abort the run
         detail = f"{type(error).__name__}: {error}"
         skip = Skipped(path, SkipReason.EXTRACT_FAILED, detail)
-        return Processed(path, Status.FAILED, skip, digest, len(data), read_ns)
+        return Processed(path, Status.FAILED, skip, digest, len(data), read_ns, detected=detected)
     if outcome.skipped is not None:
         status = Status.FAILED if outcome.keep_previous else Status.SKIPPED
-        return Processed(path, status, outcome.skipped, digest, len(data), read_ns)
+        return Processed(
+            path, status, outcome.skipped, digest, len(data), read_ns, detected=detected
+        )
     return Processed(
         path,
         Status.CHUNKED,
@@ -80,4 +86,5 @@ def process_file(
         read_ns,
         tuple(outcome.documents),
         outcome.cut_lines,
+        detected,
     )

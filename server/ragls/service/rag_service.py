@@ -227,11 +227,10 @@ class RagService:
             return PathExplanation(found.path, True, chunks, format=found.format)
         if not found.admitted:
             return PathExplanation(found.path, False, 0, found.reason, found.detail)
-        recorded = self._indexer.skip_of(found.path)
-        if recorded is not None:
-            return PathExplanation(found.path, False, 0, recorded.reason.value, recorded.detail)
-        if chunks == 0:
+        if found.chunks == 0 and found.format is not None:  # a file (a directory has none)
             return PathExplanation(found.path, False, 0, "empty", "the file has no text to chunk")
+        # The file as it is now would be indexed (explain ran the indexer's pipeline on it),
+        # so whatever the last run recorded for it is out of date.
         detail = "admitted, but not in the current generation yet: an index run is pending"
         return PathExplanation(found.path, False, 0, "pending", detail, found.format)
 

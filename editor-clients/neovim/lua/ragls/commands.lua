@@ -16,9 +16,9 @@ local function warn(warnings)
   end
 end
 
-local function show_results(query, results)
+local function show_results(query, results, session)
   local config = require('ragls.config').options
-  local items = ragls().quickfix_items(results, ragls().session_root())
+  local items = ragls().quickfix_items(results, ragls().session_folder(session) or ragls().session_root())
   if #items == 0 then
     vim.notify('ragls: no results for ' .. query, vim.log.levels.INFO)
   end
@@ -48,13 +48,13 @@ M.subcommands = {
       error_message('usage: :Ragls search {query}')
       return
     end
-    ragls().search(args, nil, function(err, results, warnings)
+    ragls().search(args, nil, function(err, results, warnings, session)
       vim.schedule(function()
         if err then
           error_message(err)
         else
           warn(warnings)
-          show_results(args, results)
+          show_results(args, results, session)
         end
       end)
     end)

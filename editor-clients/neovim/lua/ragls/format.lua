@@ -55,7 +55,7 @@ local function present(value)
   return value ~= nil and value ~= vim.NIL
 end
 
---- The stored index in one phrase (rag/status `cache`; protocol.md §10).
+--- The stored index in one phrase (rag/status `cache`; protocol.md §9).
 function M.cache_text(cache)
   local stored = type(cache.storedGeneration) == 'number' and ('generation ' .. cache.storedGeneration)
     or 'nothing stored'
@@ -72,7 +72,8 @@ function M.problems(status)
     table.insert(found, 'the last run failed: ' .. status.lastError)
   end
   if type(status.errors) == 'table' and #status.errors > 0 then
-    table.insert(found, ('%d file(s) could not be read (see :Ragls status)'):format(#status.errors))
+    -- Said inside the status report, which lists them under "Files that could not be read".
+    table.insert(found, ('%d file(s) could not be read (listed below)'):format(#status.errors))
   end
   if type(status.cache) == 'table' and status.cache.state == 'failed' then
     table.insert(found, M.cache_text(status.cache))

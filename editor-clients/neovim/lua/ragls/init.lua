@@ -2,7 +2,7 @@
 ---
 --- Public API (for other plugins, e.g. AI chat plugins):
 ---   require('ragls').setup(opts)
----   require('ragls').search(query, { top_k = 5, session = nil }, function(err, results) end)
+---   require('ragls').search(query, { top_k = 5, session = nil }, function(err, results, warnings, session) end)
 ---   require('ragls').build_context_prompt(question, opts, function(err, prompt) end)
 ---   require('ragls').build_context_prompt_sync(question, opts) -> prompt | nil, err
 ---   require('ragls').status() -> a short string for the statusline
@@ -238,17 +238,22 @@ local function warnings_of(result)
   return result and type(result.warnings) == 'table' and result.warnings or {}
 end
 
---- callback(err, results, warnings)
+--- The session that answered (the answer's `session`), or nil.
+local function session_of(result)
+  return result and type(result.session) == 'string' and result.session or nil
+end
+
+--- callback(err, results, warnings, session): `session` is the one that answered.
 function M.search(query, opts, callback)
   request('rag/search', params_for(query, opts), function(err, result)
-    callback(err, result and result.results or nil, warnings_of(result))
+    callback(err, result and result.results or nil, warnings_of(result), session_of(result))
   end)
 end
 
---- Returns results, err, warnings.
+--- Returns results, err, warnings, session (the one that answered).
 function M.search_sync(query, opts)
   local result, err = request_sync('rag/search', params_for(query, opts))
-  return result and result.results or nil, err, warnings_of(result)
+  return result and result.results or nil, err, warnings_of(result), session_of(result)
 end
 
 --- callback(err, prompt, warnings)
@@ -277,10 +282,23 @@ function M.index(force, callback)
   request('rag/index', params, callback)
 end
 
+--- The session of the open project folder that holds ``path`` (the deepest), or nil.
+local function session_holding(path)
+  local found, length = nil, -1
+  for uri in pairs(state.folders) do
+    local root = vim.uri_to_fname(uri)
+    if (path == root or vim.startswith(path, root .. '/')) and #root > length then
+      found, length = uri, #root
+    end
+  end
+  return found
+end
+
 --- Whether a path is indexed and, if not, why (rag/explainPath). Returns result, err.
+--- Asked of the project that holds the path, else of the current buffer's.
 function M.explain_sync(path)
   local params = { path = path }
-  local session = current_session()
+  local session = session_holding(path) or current_session()
   if session ~= nil then
     params.session = session
   end
@@ -348,6 +366,17 @@ function M.quickfix_items(results, root)
     })
   end
   return items
+end
+
+--- The folder of a session that answered, when it is a workspace folder's (its id is the folder
+--- URI); nil for a named session. Result paths are relative to it: the daemon's default session
+--- (a request that names none) need not be the project Neovim started it for, e.g. after a
+--- restart with several projects open, so the answer says, not the current buffer.
+function M.session_folder(session)
+  if type(session) == 'string' and session:match('^file://') then
+    return vim.uri_to_fname(session)
+  end
+  return nil
 end
 
 function M.session_root()

@@ -100,9 +100,14 @@ def is_secret_path(relative: str) -> bool:
     )
 
 
-def has_always_skipped_component(relative: str) -> bool:
-    """True if any component of the ``/``-separated ``relative`` path is one of the nine."""
-    return any(part.lower() in ALWAYS_SKIPPED_DIRS for part in relative.split("/"))
+def always_skipped_prefix(relative: str) -> str | None:
+    """The leading part of ``relative`` up to and including its first component that is one of
+    the nine (``web/node_modules`` for ``web/node_modules/dep/a.js``), or None."""
+    parts = relative.split("/")
+    for depth, part in enumerate(parts, start=1):
+        if part.lower() in ALWAYS_SKIPPED_DIRS:
+            return "/".join(parts[:depth])
+    return None
 
 
 def is_ignore_file_name(name: str) -> bool:
