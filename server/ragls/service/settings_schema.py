@@ -26,7 +26,9 @@ Every other setting only chooses which of the folder's own files are indexed (``
 directories) or how they are ranked and refreshed: a repository already controls its own
 content, so these give it nothing it lacks, and they stay ``window`` or ``resource``.
 ``machine`` rather than ``application``: in a remote window the daemon runs on the remote
-machine, whose paths these are.
+machine, whose paths these are. The VS Code extension also takes these keys from the user's
+settings alone (``inspect(key).globalValue``), in case a workspace value gets past VS Code's
+scope filter, and warns about the ones a workspace set.
 """
 
 from __future__ import annotations
