@@ -73,3 +73,8 @@ def test_coverage_warnings_reach_the_neovim_views(tmp_path: Path) -> None:
 def test_the_vim_lsp_enable_route_gets_the_commands(tmp_path: Path) -> None:
     report = run_script(tmp_path, "test_enable.lua")
     assert report.count("ok   - ") == 5, report
+
+
+def test_a_project_cannot_set_the_user_only_settings(tmp_path: Path) -> None:
+    report = run_script(tmp_path, "test_user_only.lua")
+    assert report.count("ok   - ") == 13, report

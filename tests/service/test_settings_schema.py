@@ -8,7 +8,7 @@ from typing import Any
 
 from ragls.service import settings_files
 from ragls.service.options import WorkspaceOptions, parse_options
-from ragls.service.settings_schema import SETTINGS
+from ragls.service.settings_schema import SETTINGS, USER_ONLY
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,5 +61,26 @@ def test_the_vscode_contribution_describes_every_setting() -> None:
     properties = settings_files.vscode_properties()
     for setting in SETTINGS:
         entry = properties[f"ragls.{setting.key}"]
-        assert entry["markdownDescription"] and entry["scope"] in ("window", "resource")
+        assert entry["markdownDescription"]
+        assert entry["scope"] in ("window", "resource", "machine")
         assert entry["default"] == setting.default
+
+
+def test_what_a_repository_could_turn_against_its_user_is_user_only() -> None:
+    # Where data is written or read, what the daemon connects to, and the protections.
+    assert set(USER_ONLY) == {
+        "allowedRoots",
+        "persistence.cacheDir",
+        "persistence.enabled",
+        "persistence.store",
+        "secretDetection",
+        "secretNames",
+        *(setting.key for setting in SETTINGS if setting.path[0] == "limits"),
+    }
+    properties = settings_files.vscode_properties()
+    for key in USER_ONLY:
+        # VS Code never takes a `machine` setting from a workspace's or folder's settings.
+        assert properties[f"ragls.{key}"]["scope"] == "machine", key
+        assert settings_files.USER_ONLY_NOTE in properties[f"ragls.{key}"]["markdownDescription"]
+    for key in {setting.key for setting in SETTINGS} - set(USER_ONLY):
+        assert properties[f"ragls.{key}"]["scope"] in ("window", "resource"), key

@@ -12,7 +12,7 @@ import {
 import * as fs from 'node:fs';
 import { DaemonNotFound, findDaemon, type DaemonCommand } from './discovery';
 import { RaglsApi, type Connection, type Status } from './protocol';
-import { readSettings, type Settings } from './settings';
+import { IgnoredWarning, readSettings, type Settings } from './settings';
 import { RestartPolicy } from './restarts';
 import { summarize } from './statusView';
 
@@ -32,13 +32,7 @@ function executable(file: string): boolean {
 
 export function settingsNow(): Settings {
   const configuration = vscode.workspace.getConfiguration('ragls');
-  return readSettings(
-    (key, fallback) => configuration.get(key, fallback),
-    (key) => {
-      const set = configuration.inspect(key);
-      return set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
-    },
-  );
+  return readSettings((key, fallback) => configuration.get(key, fallback), (key) => configuration.inspect(key));
 }
 
 function connectionOf(client: LanguageClient): Connection {
@@ -57,6 +51,7 @@ export class RaglsClient implements vscode.Disposable {
   private readonly restarts = new RestartPolicy();
   private readonly listeners: vscode.Disposable[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
+  private readonly ignoredWarning = new IgnoredWarning();
 
   constructor(private readonly output: vscode.LogOutputChannel) {
     this.status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
@@ -115,8 +110,17 @@ export class RaglsClient implements vscode.Disposable {
     }
   }
 
+  /** Tell the user that a workspace's user-only settings were ignored (once for each set of keys). */
+  private warnIgnored(settings: Settings): void {
+    const message = this.ignoredWarning.next(settings.ignored);
+    if (message === undefined) return;
+    this.output.warn(message);
+    void vscode.window.showWarningMessage(message);
+  }
+
   async start(): Promise<void> {
     const settings = settingsNow();
+    this.warnIgnored(settings);
     const command = this.locate(settings);
     if (!command) return;
     this.output.info(`starting the daemon: ${[command.command, ...command.args].join(' ')} (from ${command.source})`);
@@ -170,7 +174,9 @@ export class RaglsClient implements vscode.Disposable {
 
   async notifyConfiguration(): Promise<void> {
     if (this.client?.state !== State.Running) return;
-    await this.client.sendNotification('workspace/didChangeConfiguration', { settings: { ragls: settingsNow().daemon } });
+    const settings = settingsNow();
+    this.warnIgnored(settings);
+    await this.client.sendNotification('workspace/didChangeConfiguration', { settings: { ragls: settings.daemon } });
   }
 
   async restart(): Promise<void> {

@@ -27,3 +27,21 @@ export const DAEMON_SETTINGS = [
   'debounceMs',
   'rescanIntervalSeconds',
 ] as const;
+
+// Those taken from the user's own settings only, never from a workspace's (scope machine).
+export const USER_ONLY_SETTINGS: readonly string[] = [
+  'limits.maxFileBytes',
+  'limits.maxChunksPerFile',
+  'limits.maxFiles',
+  'limits.maxTotalBytes',
+  'limits.maxChunks',
+  'limits.maxDepth',
+  'limits.maxIgnoreFileBytes',
+  'limits.maxIgnoreSelectors',
+  'secretDetection',
+  'secretNames',
+  'allowedRoots',
+  'persistence.enabled',
+  'persistence.cacheDir',
+  'persistence.store',
+];

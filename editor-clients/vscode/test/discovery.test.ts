@@ -4,7 +4,7 @@ import { DaemonNotFound, findDaemon, type DiscoveryEnvironment } from '../src/di
 import { readSettings } from '../src/settings';
 
 function settings(values: Record<string, unknown> = {}) {
-  return readSettings(<T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback), (key) => values[key]);
+  return readSettings(<T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback), (key) => ({ globalValue: values[key] }));
 }
 
 function where(files: string[], extra: Partial<DiscoveryEnvironment> = {}): DiscoveryEnvironment {

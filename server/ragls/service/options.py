@@ -6,6 +6,11 @@ The keys (camelCase on the wire), types, bounds and defaults are the settings sc
 fails: :func:`parse_options` returns the options and a list of messages naming each invalid
 field; the caller reports those to the user and keeps the previous options whole (a partially
 applied configuration would be a state nobody wrote).
+
+One configuration holds for every folder of a daemon: it never asks ``workspace/configuration``
+for a folder's, so a repository's settings never reach it, and the clients fill the user-only
+keys (:data:`ragls.service.settings_schema.USER_ONLY`) from their user's own settings
+(protocol.md §7).
 """
 
 from __future__ import annotations

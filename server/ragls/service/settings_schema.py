@@ -5,6 +5,30 @@ validates with it, and ``python -m ragls.service.settings_files --write`` regene
 clients' copies (:mod:`ragls.service.settings_files`); a test fails when any of them is
 stale. Keys are the wire names (camelCase; a dot nests: ``limits.maxFiles`` is
 ``{"limits": {"maxFiles": ...}}``).
+
+Which settings a repository may set (the ``scope``). Editors take settings from the user and from
+the folder that is opened (VS Code's ``.vscode/settings.json``, a multi-root ``.code-workspace``),
+and the folder is whatever was cloned. The rule: **a setting is user-only (scope ``machine``) when
+a repository's own value for it could make the daemon read or write outside the opened folders,
+reach another store, or weaken a protection the user relies on**. That is:
+
+* where data is written or read from: ``persistence.cacheDir`` (the index's folder),
+  ``persistence.enabled`` (whether indexed text lands on disk at all), ``allowedRoots`` (folders
+  beyond the workspace, and the home directory or system directories);
+* what the daemon connects to: ``persistence.store`` (a database whose rows become search results
+  and prompts, reached with the user's ``~/.pgpass``);
+* protections: ``secretDetection`` (masking), ``secretNames`` (a workspace list would *replace*
+  the user's, not add to it), and ``limits.*`` (the caps that bound a session's memory and time;
+  a repository raising them is the large-repository attack they exist for).
+
+Every other setting only chooses which of the folder's own files are indexed (``include``,
+``exclude``, ``defaultSkips``: none of them can re-admit a secret name or the always-skipped
+directories) or how they are ranked and refreshed: a repository already controls its own
+content, so these give it nothing it lacks, and they stay ``window`` or ``resource``.
+``machine`` rather than ``application``: in a remote window the daemon runs on the remote
+machine, whose paths these are. The VS Code extension also takes these keys from the user's
+settings alone (``inspect(key).globalValue``), in case a workspace value gets past VS Code's
+scope filter, and warns about the ones a workspace set.
 """
 
 from __future__ import annotations
@@ -18,6 +42,8 @@ from ragls.service.pipelines import PIPELINES, WORKSPACE
 
 _LIMITS = Limits.defaults()
 SKIPPABLE = sorted(READMITTABLE_DIRS)
+# VS Code's scopes that a workspace's settings never set.
+USER_SCOPES = ("application", "machine")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +56,12 @@ class Setting:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     nullable: bool = False
-    scope: str = "window"  # VS Code: window | resource
+    scope: str = "window"  # VS Code: window | resource | machine (user-only, see above)
+
+    @property
+    def user_only(self) -> bool:
+        """Whether only the user's own settings may set it, never a workspace's."""
+        return self.scope in USER_SCOPES
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -70,6 +101,7 @@ SETTINGS: tuple[Setting, ...] = (
         _LIMITS.max_file_bytes,
         "Files larger than this many bytes are skipped (`too-large`).",
         minimum=1,
+        scope="machine",
     ),
     Setting(
         "limits.maxChunksPerFile",
@@ -77,6 +109,7 @@ SETTINGS: tuple[Setting, ...] = (
         _LIMITS.max_chunks_per_file,
         "Files with more chunks are skipped (`too-many-chunks`).",
         minimum=1,
+        scope="machine",
     ),
     Setting(
         "limits.maxFiles",
@@ -84,6 +117,7 @@ SETTINGS: tuple[Setting, ...] = (
         _LIMITS.max_files,
         "A folder with more files is refused (IndexFailed); the previous index stays.",
         minimum=1,
+        scope="machine",
     ),
     Setting(
         "limits.maxTotalBytes",
@@ -91,6 +125,7 @@ SETTINGS: tuple[Setting, ...] = (
         _LIMITS.max_total_bytes,
         "A folder holding more bytes is refused; the previous index stays.",
         minimum=1,
+        scope="machine",
     ),
     Setting(
         "limits.maxChunks",
@@ -99,6 +134,7 @@ SETTINGS: tuple[Setting, ...] = (
         "A folder that would hold more chunks is refused: with every stream holding every "
         "chunk, this and the two caps above bound a session's memory.",
         minimum=1,
+        scope="machine",
     ),
     Setting(
         "limits.maxDepth",
@@ -106,6 +142,7 @@ SETTINGS: tuple[Setting, ...] = (
         _LIMITS.max_depth,
         "Deeper directories are skipped (`too-deep`).",
         minimum=1,
+        scope="machine",
     ),
     Setting(
         "limits.maxIgnoreFileBytes",
@@ -113,6 +150,7 @@ SETTINGS: tuple[Setting, ...] = (
         _LIMITS.max_ignore_file_bytes,
         "An ignore file larger than this makes its directory skipped whole.",
         minimum=1,
+        scope="machine",
     ),
     Setting(
         "limits.maxIgnoreSelectors",
@@ -120,6 +158,7 @@ SETTINGS: tuple[Setting, ...] = (
         _LIMITS.max_ignore_selectors,
         "An ignore file with more patterns makes its directory skipped whole.",
         minimum=1,
+        scope="machine",
     ),
     Setting(
         "pipeline",
@@ -164,9 +203,9 @@ SETTINGS: tuple[Setting, ...] = (
         "boolean",
         True,
         "Mask secrets found inside files (keys, tokens, private key blocks, random values "
-        "assigned to *_TOKEN / *_SECRET / PASSWORD) before indexing; off only for a folder known "
-        "to be clean. Secret file names are never read either way.",
-        scope="resource",
+        "assigned to *_TOKEN / *_SECRET / PASSWORD) before indexing; off only when every folder "
+        "you open is known to be clean. Secret file names are never read either way.",
+        scope="machine",
     ),
     Setting(
         "secretNames",
@@ -174,7 +213,7 @@ SETTINGS: tuple[Setting, ...] = (
         [],
         "More file names never read, as globs over the name (`*.secret`) or, with a `/`, over "
         "the path (`config/prod/*.yml`); added to the built-in secret names, which stay.",
-        scope="resource",
+        scope="machine",
     ),
     Setting(
         "allowedRoots",
@@ -183,6 +222,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Absolute paths of folders the daemon may index beyond its workspace folders "
         "(`rag/index` of a named session), and which may be indexed although they are the home "
         "directory, the file-system root or a system directory (refused otherwise).",
+        scope="machine",
     ),
     Setting(
         "persistence.enabled",
@@ -190,6 +230,7 @@ SETTINGS: tuple[Setting, ...] = (
         True,
         "Keep each folder's index on disk, so that a restart loads it and re-reads only the "
         "files changed since (docs/storage.md). Sessions opened later.",
+        scope="machine",
     ),
     Setting(
         "persistence.cacheDir",
@@ -197,6 +238,7 @@ SETTINGS: tuple[Setting, ...] = (
         None,
         "Where indexes are kept; unset: `$RAGLS_CACHE_DIR`, else `$XDG_CACHE_HOME/ragls`, else "
         "`~/.cache/ragls`. Sessions opened later.",
+        scope="machine",
         nullable=True,
     ),
     Setting(
@@ -207,6 +249,7 @@ SETTINGS: tuple[Setting, ...] = (
         "a team index to consume (docs/storage.md); keep the password in `~/.pgpass`. Unset: "
         "`$RAGLS_STORE_FILE`'s first line, else `$RAGLS_STORE`, else `embedded`. Sessions "
         "opened later.",
+        scope="machine",
         nullable=True,
     ),
     Setting(
@@ -229,6 +272,7 @@ SETTINGS: tuple[Setting, ...] = (
 
 BY_KEY = {setting.key: setting for setting in SETTINGS}
 GROUPS = frozenset(setting.path[0] for setting in SETTINGS if len(setting.path) > 1)
+USER_ONLY = tuple(setting.key for setting in SETTINGS if setting.user_only)
 
 
 def check(setting: Setting, value: object) -> str | None:
