@@ -104,7 +104,7 @@ class Persistence:
 
     def loaded(self, generation: int) -> None:
         self.loaded_generation = generation
-        if self.state != "reader":
+        if self.state not in ("reader", "failed"):  # a failure to write stays shown
             self._set("loaded", "")
 
     def refused(self, reason: str) -> None:

@@ -7,7 +7,8 @@ write and to read (against JSON and SQLite) for a corpus's texts and metadata. m
 belongs to the Python version, so the manifest records it and a generation written by another
 version is rebuilt, not read; and marshal is not meant for untrusted bytes, so every file's
 SHA-256 is checked against the manifest before it is decoded (the manifest's own against the
-pointer).
+pointer). Files are opened through :mod:`ragls.store.boundary`: never through a link, never a
+FIFO or a device.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ragls.store import boundary
+
 # Array dtypes a generation may hold: little-endian numbers only (no objects, no pickles).
 ARRAY_DTYPES = frozenset({"<f8", "<f4", "<i8", "<i4", "|b1", "|u1"})
 CODEC = f"marshal{marshal.version}-py{sys.version_info[0]}.{sys.version_info[1]}"
@@ -33,13 +36,18 @@ class CorruptFile(Exception):
     """A file of a generation does not match its manifest entry (the message says how)."""
 
 
+class MissingFile(CorruptFile):
+    """A file the manifest names is not there."""
+
+
 def sha256_of(data: bytes | bytearray | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def write_durably(path: Path, data: bytes | memoryview) -> None:
     """Write a new file and flush it to the disk (OSError on failure, e.g. ENOSPC)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, boundary.PRIVATE_FILE_MODE)
     try:
         view = memoryview(data).cast("B")
         while view:
@@ -54,7 +62,8 @@ def sync_directory(path: Path) -> None:
     """Make the entries of ``path`` (new files, renames) durable."""
     if sys.platform == "win32":  # pragma: no cover - directories cannot be opened there
         return
-    fd = os.open(path, os.O_RDONLY)
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
     try:
         os.fsync(fd)
     finally:
@@ -80,27 +89,34 @@ def encode_object(value: object) -> tuple[bytes, dict[str, Any]]:
     return data, {"kind": "object", "bytes": len(data), "sha256": sha256_of(data)}
 
 
-def read_checked(path: Path, entry: dict[str, Any]) -> bytearray:
-    """The file's bytes, after checking their size and checksum against ``entry``."""
+def read_checked(
+    path: Path | str, entry: dict[str, Any], *, dir_fd: int | None = None
+) -> bytearray:
+    """The file's bytes (``path`` relative to ``dir_fd`` if given), after checking their size
+    against ``entry`` before anything is allocated, and their checksum after reading."""
+    name = Path(path).name
     size = entry.get("bytes")
     if not isinstance(size, int) or size < 0:
-        raise CorruptFile(f"{path.name}: the manifest gives no size")
+        raise CorruptFile(f"{name}: the manifest gives no size")
     try:
-        actual = path.stat().st_size
+        fd = boundary.open_file(path, dir_fd=dir_fd)
     except FileNotFoundError:
-        raise CorruptFile(f"{path.name} is missing") from None
-    if actual != size:
-        raise CorruptFile(f"{path.name} has {actual} bytes, the manifest says {size}")
-    data = bytearray(size)
-    with open(path, "rb", buffering=0) as file:
+        raise MissingFile(f"{name} is missing") from None
+    except boundary.UnsafeEntry as error:
+        raise CorruptFile(str(error)) from None
+    with open(fd, "rb", buffering=0) as file:
+        actual = os.fstat(fd).st_size
+        if actual != size:
+            raise CorruptFile(f"{name} has {actual} bytes, the manifest says {size}")
+        data = bytearray(size)
         view, done = memoryview(data), 0
         while done < size:
             count = file.readinto(view[done:])
             if not count:
-                raise CorruptFile(f"{path.name} ended early")
+                raise CorruptFile(f"{name} ended early")
             done += count
     if sha256_of(data) != entry.get("sha256"):
-        raise CorruptFile(f"{path.name} fails its checksum")
+        raise CorruptFile(f"{name} fails its checksum")
     return data
 
 
