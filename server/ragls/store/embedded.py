@@ -46,6 +46,7 @@ from ragls.store.boundary import UnsafeEntry
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
 from ragls.store.locking import WriterLock, reading, unused
+from ragls.store.manifest import PART_NAME, checked, mismatch, opened
 from ragls.store.paths import check_workspace_folder, prepare_workspace_folder, workspace_folder
 
 log = logging.getLogger(__name__)
@@ -55,14 +56,13 @@ POINTER = "CURRENT"
 MANIFEST = "manifest.json"
 READERS = "readers.lock"
 LOCK = "writer.lock"
-_PART_NAME = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
 LOAD_ATTEMPTS = 3
 POINTER_LIMIT = 4096  # bytes: {"generation": ..., "manifest": ...}
 MANIFEST_LIMIT = 16 << 20  # bytes: a few hundred per part
 
 
 def _part_file(name: str) -> str:
-    if not name or not set(name) <= _PART_NAME or name.startswith(".") or name == MANIFEST:
+    if not PART_NAME.fullmatch(name) or name in (MANIFEST, READERS):
         raise ValueError(f"part name {name!r} is not a plain lower-case file name")
     return name
 
@@ -119,7 +119,14 @@ class EmbeddedStore:
                 return self._load(*pointer, config_key)
             except FileNotFoundError:
                 continue  # removed after a newer one was published: read the pointer again
-            except (CorruptFile, UnsafeEntry, ValueError, KeyError, TypeError) as error:
+            except (
+                CorruptFile,
+                UnsafeEntry,
+                ValueError,
+                KeyError,
+                TypeError,
+                RecursionError,
+            ) as error:
                 return LoadResult(None, f"the stored generation is unusable: {error}", True)
             except OSError as error:
                 return LoadResult(None, f"the cache folder cannot be read: {error}")
@@ -133,31 +140,18 @@ class EmbeddedStore:
             data = generation.read(MANIFEST, MANIFEST_LIMIT)
             if files.sha256_of(data) != manifest_sum:
                 raise CorruptFile("the manifest fails its checksum")
-            manifest = json.loads(data)
-            if manifest.get("format") != FORMAT_VERSION:
-                reason = (
-                    f"it has format {manifest.get('format')}, this ragls reads {FORMAT_VERSION}"
-                )
+            manifest = opened(json.loads(data))
+            reason = mismatch(manifest, FORMAT_VERSION, manifest.get("config"), config_key)
+            if reason:
                 return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-            if manifest.get("codec") != files.CODEC:
-                reason = f"it was written by {manifest.get('codec')}, this is {files.CODEC}"
-                return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-            if manifest.get("config") != config_key:
-                reason = "the configuration changed since it was written"
-                return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+            found = checked(manifest)
             arrays, objects = files.decode_parts(
-                manifest["parts"],
+                found.parts,
                 lambda part, entry: files.read_checked(
                     generation.relative(_part_file(part)), entry, dir_fd=generation.fd
                 ),
             )
-        snapshot = Snapshot(
-            int(manifest["generation"]),
-            config_key,
-            arrays,
-            objects,
-            float(manifest["created"]),
-        )
+        snapshot = Snapshot(found.generation, config_key, arrays, objects, found.created)
         return LoadResult(snapshot)
 
     # -- writing -------------------------------------------------------------------------------

@@ -1,34 +1,37 @@
 """Durable writes and checked reads of a generation's files (the embedded store's format).
 
 Arrays are written as their raw little-endian bytes (dtype and length are in the manifest) and
-read back into a writable buffer without a copy; plain objects are written with :mod:`marshal`,
-the interpreter's own serializer of plain values, which docs/storage.md measured fastest to
-write and to read (against JSON and SQLite) for a corpus's texts and metadata. marshal's format
-belongs to the Python version, so the manifest records it and a generation written by another
-version is rebuilt, not read; and marshal is not meant for untrusted bytes, so every file's
-SHA-256 is checked against the manifest before it is decoded (the manifest's own against the
-pointer). Files are opened through :mod:`ragls.store.boundary`: never through a link, never a
-FIFO or a device.
+read back into a writable buffer without a copy; plain objects are written with
+:mod:`ragls.store.codec` (JSON with string tables), whose decoder allocates no more than a
+constant factor of the bytes it is given, so bytes from a cache folder or a team database that
+someone else wrote cannot ask for more memory than they take. Every part's size is checked
+against its manifest entry before anything is allocated for it and its SHA-256 before it is
+decoded (the manifest's own against the pointer); those catch accidents (a torn write, a
+flipped bit), the bounded decoder what a writer of the cache or the database does on purpose.
+Files are opened through :mod:`ragls.store.boundary`: never through a link, never a FIFO or a
+device.
 """
 
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ragls.store import boundary
+from ragls.store import boundary, codec
+
+if TYPE_CHECKING:
+    from ragls.store.manifest import Part
 
 # Array dtypes a generation may hold: little-endian numbers only (no objects, no pickles).
 ARRAY_DTYPES = frozenset({"<f8", "<f4", "<i8", "<i4", "|b1", "|u1"})
-CODEC = f"marshal{marshal.version}-py{sys.version_info[0]}.{sys.version_info[1]}"
+CODEC = codec.NAME
 _CHUNK = 1 << 24
 
 
@@ -85,7 +88,7 @@ def encode_array(array: npt.NDArray[Any]) -> tuple[memoryview, dict[str, Any]]:
 
 
 def encode_object(value: object) -> tuple[bytes, dict[str, Any]]:
-    data = marshal.dumps(value)  # type: ignore[arg-type]
+    data = codec.encode(value)
     return data, {"kind": "object", "bytes": len(data), "sha256": sha256_of(data)}
 
 
@@ -131,19 +134,19 @@ def check_bytes(data: bytearray, entry: dict[str, Any], name: str) -> bytearray:
 
 
 def decode_parts(
-    parts: dict[str, dict[str, Any]], read: Callable[[str, dict[str, Any]], bytearray]
+    parts: Mapping[str, Part], read: Callable[[str, dict[str, Any]], bytearray]
 ) -> tuple[dict[str, npt.NDArray[Any]], dict[str, object]]:
-    """A manifest's parts decoded: ``read(name, entry)`` gives each part's checked bytes."""
+    """A checked manifest's parts decoded: ``read(name, entry)`` gives each part's bytes,
+    checked against ``entry`` (size before allocation, then checksum)."""
     arrays: dict[str, npt.NDArray[Any]] = {}
     objects: dict[str, object] = {}
-    for part, entry in parts.items():
-        raw = read(part, entry)
-        if entry.get("kind") == "array":
-            arrays[part] = decode_array(raw, entry, part)
-        elif entry.get("kind") == "object":
-            objects[part] = decode_object(raw, part)
+    for name, part in parts.items():
+        entry = part.entry()
+        raw = read(name, entry)
+        if part.kind == "array":
+            arrays[name] = decode_array(raw, entry, name)
         else:
-            raise CorruptFile(f"{part} is of unknown kind {entry.get('kind')!r}")
+            objects[name] = decode_object(raw, name)
     return arrays, objects
 
 
@@ -151,6 +154,8 @@ def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArr
     dtype = entry.get("dtype")
     if dtype not in ARRAY_DTYPES:
         raise CorruptFile(f"{name}: dtype {dtype!r} is not a stored array type")
+    if len(data) % np.dtype(dtype).itemsize:
+        raise CorruptFile(f"{name}: {len(data)} bytes are not a whole number of {dtype}")
     array = np.frombuffer(data, dtype=np.dtype(dtype))
     if len(array) != entry.get("length"):
         raise CorruptFile(f"{name}: {len(array)} values, the manifest says {entry.get('length')}")
@@ -159,6 +164,6 @@ def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArr
 
 def decode_object(data: bytearray, name: str) -> object:
     try:
-        return marshal.loads(data)
-    except (EOFError, ValueError, TypeError) as error:
+        return codec.decode(data)
+    except codec.DecodeError as error:
         raise CorruptFile(f"{name} cannot be decoded: {error}") from None

@@ -40,7 +40,9 @@ class Snapshot:
     generation: int
     config_key: str  # the configuration fingerprint the generation was built under
     arrays: Mapping[str, npt.NDArray[Any]]  # one-dimensional numeric arrays
-    objects: Mapping[str, object]  # plain values: str, int, float, None, list, tuple, dict
+    # plain values: str, int, float, bool, None, list, tuple, dict with str keys; a loaded
+    # snapshot gives tuples back as lists (ragls.store.codec)
+    objects: Mapping[str, object]
     created: float = 0.0  # seconds since the epoch, set by the store when it is written
 
 

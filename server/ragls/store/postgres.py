@@ -8,15 +8,18 @@ newer schema is refused, not guessed at):
   repository identity and a commit, or any name the publisher chose), with its manifest (format,
   codec, configuration fingerprint, each part's size and SHA-256);
 * ``ragls_parts``: the parts' bytes, in pieces of at most 32 MiB (a ``bytea`` holds 1 GB at
-  most, and a large corpus's parts pass that);
+  most, and a large corpus's parts pass that; :mod:`ragls.store.pg_parts`);
 * ``ragls_published``: the pointer, one row per key.
 
 ``save`` inserts the generation and its parts and updates the pointer in one transaction, then
 deletes the key's other generations in the same transaction: readers see the old generation or
 the new one, never a mix, and a writer killed at any moment leaves the previous one published
 (its transaction is rolled back). ``load`` reads pointer, manifest and parts inside one
-repeatable-read transaction, so a generation deleted meanwhile stays visible to it; every part's
-size and checksum are checked before it is decoded.
+repeatable-read transaction, so a generation deleted meanwhile stays visible to it. The
+manifest is schema-checked (:mod:`ragls.store.manifest`), each part's stored size is compared
+with the declared one before anything is allocated for it and its checksum before it is
+decoded with the bounded codec (:mod:`ragls.store.codec`): whoever can write the tables decides
+what the index says, never how much memory a consumer takes or whether it crashes.
 
 One writer per key: ``acquire`` takes a session-level advisory lock on a connection kept open
 while this process writes (released by the server when the connection or the process dies);
@@ -45,10 +48,11 @@ from ragls.core.analyzer import SynonymTable, analyze
 from ragls.core.documents import Document, SearchResult
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import StoreError
-from ragls.store import files, pg_search
+from ragls.store import files, pg_parts, pg_search
 from ragls.store.copies import PartCopies
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
+from ragls.store.manifest import checked, mismatch, opened
 
 try:  # the optional extra ragls[postgres]
     import psycopg
@@ -60,7 +64,6 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 FORMAT_VERSION = 1
-PIECE_BYTES = 32 * 1024 * 1024
 INFO_SECONDS = 10.0
 _MIGRATION_LOCK = 0x7261676C73  # "ragls": serialises schema creation across processes
 
@@ -297,7 +300,7 @@ class PostgresStore:
             with connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 return self._load(connection, config_key)
-        except (CorruptFile, ValueError, KeyError, TypeError) as error:
+        except (CorruptFile, ValueError, KeyError, TypeError, RecursionError) as error:
             return LoadResult(None, f"the stored generation is unusable: {error}", True)
         except psycopg.Error as error:
             return LoadResult(None, f"the database cannot be read: {error}")
@@ -320,59 +323,44 @@ class PostgresStore:
             if len(refs) > 1:
                 where = f"{self.ref} or any of its {len(refs) - 1} ancestors"
             return LoadResult(None, f"no generation of {self.repository} is stored for {where}")
-        ref, generation_id, generation, stored_key, created, manifest = chosen
-        if manifest.get("format") != FORMAT_VERSION:
-            reason = f"it has format {manifest.get('format')}, this ragls reads {FORMAT_VERSION}"
+        ref, generation_id, _, stored_key, _, stored = chosen
+        manifest = opened(stored)
+        reason = mismatch(manifest, FORMAT_VERSION, stored_key, config_key)
+        if reason:
             return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-        if manifest.get("codec") != files.CODEC:
-            reason = f"it was written by {manifest.get('codec')}, this is {files.CODEC}"
-            return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-        if stored_key != config_key:
-            reason = "the configuration changed since it was written"
-            return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-        entries: dict[str, dict[str, Any]] = manifest["parts"]
+        found = checked(manifest)
         copied: dict[str, bytearray] = {}
         if self.copies is not None:
-            for part, entry in entries.items():
-                copy = self.copies.read(entry)
+            for name, part in found.parts.items():
+                copy = self.copies.read(part.entry())
                 if copy is not None:
-                    copied[part] = copy
-        pieces: dict[str, bytearray] = {}
-        missing = [part for part in entries if part not in copied]
-        if missing:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    """SELECT name, data FROM ragls_parts
-                       WHERE generation_id = %s AND name = ANY(%s) ORDER BY name, piece""",
-                    (generation_id, missing),
-                )
-                for name, data in cursor:
-                    pieces.setdefault(name, bytearray()).extend(data)
+                    copied[name] = copy
+        missing = {name: part for name, part in found.parts.items() if name not in copied}
+        pieces = pg_parts.read(connection, generation_id, missing)
 
-        def read(part: str, entry: dict[str, Any]) -> bytearray:
-            if part in copied:
-                return copied[part]  # checked when it was read
-            if part not in pieces:
-                raise CorruptFile(f"{part} is missing")
-            return files.check_bytes(pieces[part], entry, part)
+        def read(name: str, entry: dict[str, Any]) -> bytearray:
+            if name in copied:
+                return copied[name]  # checked when it was read
+            return files.check_bytes(pieces[name], entry, name)
 
-        arrays, objects = files.decode_parts(entries, read)
+        arrays, objects = files.decode_parts(found.parts, read)
         self._loaded_ref = ref
         self.fetched_bytes = sum(len(data) for data in pieces.values())
         if self.copies is not None:
-            fetched = {entries[part]["sha256"]: data for part, data in pieces.items()}
-            self.copies.update(entries.values(), fetched)
+            fetched = {found.parts[name].sha256: data for name, data in pieces.items()}
+            self.copies.update([part.entry() for part in found.parts.values()], fetched)
             log.info(
                 "loaded generation %s of %s@%s: %d of %d parts (%.1f MB) from the database, "
                 "the others from local copies",
-                generation,
+                found.generation,
                 self.repository,
                 ref[:12],
                 len(missing),
-                len(entries),
+                len(found.parts),
                 self.fetched_bytes / 1e6,
             )
-        return LoadResult(Snapshot(int(generation), config_key, arrays, objects, float(created)))
+        snapshot = Snapshot(found.generation, config_key, arrays, objects, found.created)
+        return LoadResult(snapshot)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -421,12 +409,7 @@ class PostgresStore:
                 with connection.cursor().copy(
                     "COPY ragls_parts (generation_id, name, piece, data) FROM STDIN"
                 ) as copy:
-                    for part, content in payload:
-                        view = memoryview(content).cast("B")
-                        starts = range(0, max(len(view), 1), PIECE_BYTES)
-                        for piece, start in enumerate(starts):
-                            chunk = bytes(view[start : start + PIECE_BYTES])
-                            copy.write_row((generation_id, part, piece, chunk))
+                    pg_parts.write(copy, generation_id, payload)
                 if tables is not None:
                     pg_search.write(connection, generation_id, tables)
                 connection.execute(
