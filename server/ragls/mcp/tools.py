@@ -24,6 +24,7 @@ Decisions written down here:
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.explain import explain_path
 from ragls.ingest.extract import ExtractionError
 from ragls.ingest.ingestion import FileIngestionService
+from ragls.mcp.names import unescaped
 from ragls.service import wire
 from ragls.service.beneath import Refused, read_beneath
 from ragls.service.scheduler import IndexJob
@@ -212,6 +214,10 @@ class RaglsTools:
     ) -> dict[str, Any]:
         chosen = self._root(root)
         relative = _relative(path)
+        if not os.path.lexists(chosen.path / relative) and unescaped(path) != path:
+            original = _relative(unescaped(path))  # a name that is not UTF-8, as shown
+            if os.path.lexists(chosen.path / original):
+                relative = original
         config = self.workspace.source_config(chosen.path)
         found = explain_path(self._ingestion, config, relative)
         if not found.admitted:
