@@ -35,7 +35,8 @@ if pgcluster.binaries() is None:
         allow_module_level=True,
     )
 
-from ragls.store.postgres import SCHEMA_VERSION, PostgresStore, safe_location  # noqa: E402
+from ragls.store.pg_connection import safe_location  # noqa: E402
+from ragls.store.postgres import SCHEMA_VERSION, PostgresStore  # noqa: E402
 
 
 @pytest.fixture

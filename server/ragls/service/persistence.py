@@ -100,6 +100,9 @@ class Persistence:
                 self.problem = result.reason
                 if writer:
                     self.store.discard()
+            elif result.warning:
+                log.warning("%s: %s; indexing from the files", self.store.location, result.reason)
+                self.problem = result.reason
             else:
                 log.info("%s: %s", self.store.location, result.reason)
             if writer:

@@ -54,6 +54,7 @@ class LoadResult:
     snapshot: Snapshot | None
     reason: str = ""
     discarded: bool = False  # something was stored but could not be used
+    warning: bool = False  # the store could not be read (down, unreachable, a lock timed out)
 
 
 @dataclass(frozen=True, slots=True)

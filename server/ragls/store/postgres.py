@@ -30,7 +30,8 @@ published generation. One opened to *consume* never writes: the service keeps lo
 memory on top of what it loaded. One opened to *publish* writes under its own ``ref``. Stores
 are :attr:`shared`: a generation published from one checkout is used at another path.
 
-The DSN is never logged: :attr:`location` shows host, port, database and key only.
+Every wait is bounded and the DSN is never shown (:mod:`ragls.store.pg_connection`):
+:attr:`location` shows host, port, database and key only, and libpq's messages are redacted.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -53,10 +53,11 @@ from ragls.store.copies import PartCopies
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
 from ragls.store.manifest import checked, mismatch, opened
+from ragls.store.pg_connection import connect, require_driver, safe_location
+from ragls.store.redaction import first_line, redact
 
 try:  # the optional extra ragls[postgres]
     import psycopg
-    from psycopg import conninfo as _conninfo
 except ImportError:  # pragma: no cover - exercised without the extra installed
     psycopg = None  # type: ignore[assignment]
 
@@ -92,25 +93,6 @@ _SCHEMA = (
         PRIMARY KEY (repository, ref))""",
     *pg_search.SCHEMA,
 )
-
-
-def _require_driver() -> None:
-    if psycopg is None:
-        raise StoreError(
-            "a postgresql:// store needs the optional extra: pip install 'ragls[postgres]'"
-        )
-
-
-def safe_location(dsn: str) -> str:
-    """host:port/database of ``dsn`` without user or password (what logs and status show)."""
-    _require_driver()
-    try:
-        parts = _conninfo.conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError:
-        return "postgresql://(unparsable DSN)"
-    host = parts.get("host") or "localhost"
-    port = parts.get("port") or "5432"
-    return f"postgresql://{host}:{port}/{parts.get('dbname') or ''}"
 
 
 def lock_key(repository: str, ref: str) -> int:
@@ -189,7 +171,7 @@ class PostgresStore:
         database_search: bool = False,
         copies: PartCopies | None = None,
     ) -> None:
-        _require_driver()
+        require_driver()
         self._dsn = dsn
         self.repository = repository
         self.ref = ref
@@ -212,18 +194,18 @@ class PostgresStore:
     def shared(self) -> bool:
         return True
 
+    def _redacted(self, error: BaseException) -> str:
+        return redact(first_line(error), self._dsn)
+
     @property
     def loaded_ref(self) -> str | None:
         """The ref whose generation the last load found (an ancestor of ``ref``, maybe)."""
         return self._loaded_ref
 
-    def _connect(self) -> Any:
-        try:
-            connection = psycopg.connect(
-                self._dsn, application_name=f"ragls pid {os.getpid()}", connect_timeout=10
-            )
-        except psycopg.Error as error:
-            raise StoreError(f"cannot connect to {safe_location(self._dsn)}: {error}") from None
+    def _connect(self, purpose: str) -> Any:
+        """A connection with ``purpose``'s timeouts (ragls.store.pg_connection), the schema
+        checked (a consumer) or migrated (a publisher) the first time."""
+        connection = connect(self._dsn, purpose)
         if not self._migrated:
             try:
                 (migrate if self.publishes else check_schema)(connection)
@@ -236,7 +218,7 @@ class PostgresStore:
                 )
                 raise StoreError(
                     f"{safe_location(self._dsn)}: the ragls schema cannot be "
-                    f"{'prepared' if self.publishes else 'read'} ({error}); {needs}"
+                    f"{'prepared' if self.publishes else 'read'} ({self._redacted(error)}); {needs}"
                 ) from None
             except BaseException:
                 connection.close()
@@ -251,7 +233,7 @@ class PostgresStore:
             return False  # a consumer keeps its changes in memory
         if self._lock is not None and not self._lock.closed:
             return True
-        connection = self._connect()
+        connection = self._connect("publish")
         connection.autocommit = True
         try:
             row = connection.execute(
@@ -259,7 +241,7 @@ class PostgresStore:
             ).fetchone()
         except psycopg.Error as error:
             connection.close()
-            raise StoreError(f"cannot take the writer lock: {error}") from None
+            raise StoreError(f"cannot take the writer lock: {self._redacted(error)}") from None
         if row is None or not row[0]:
             connection.close()
             return False
@@ -293,9 +275,9 @@ class PostgresStore:
 
     def load(self, config_key: str) -> LoadResult:
         try:
-            connection = self._connect()
+            connection = self._connect("load")
         except StoreError as error:
-            return LoadResult(None, str(error))
+            return LoadResult(None, str(error), warning=True)
         try:
             with connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -303,7 +285,9 @@ class PostgresStore:
         except (CorruptFile, ValueError, KeyError, TypeError, RecursionError) as error:
             return LoadResult(None, f"the stored generation is unusable: {error}", True)
         except psycopg.Error as error:
-            return LoadResult(None, f"the database cannot be read: {error}")
+            return LoadResult(
+                None, f"the database cannot be read: {self._redacted(error)}", warning=True
+            )
         finally:
             connection.close()
 
@@ -389,7 +373,7 @@ class PostgresStore:
             "created": created,
             "parts": parts,
         }
-        connection = self._connect()
+        connection = self._connect("publish")
         try:
             with connection.transaction():
                 row = connection.execute(
@@ -428,7 +412,9 @@ class PostgresStore:
                     self._retire(connection)
             self._loaded_ref = self.ref  # what info shows from now on
         except psycopg.Error as error:
-            raise StoreError(f"writing the index to {self.location} failed: {error}") from None
+            raise StoreError(
+                f"writing the index to {self.location} failed: {self._redacted(error)}"
+            ) from None
         finally:
             self._info = None
             connection.close()
@@ -453,9 +439,9 @@ class PostgresStore:
             return
         self._info = None
         try:
-            connection = self._connect()
+            connection = self._connect("publish")
         except StoreError as error:
-            log.warning("could not discard %s: %s", self.location, error)
+            log.warning("could not discard %s: %s", self.location, self._redacted(error))
             return
         try:
             with connection.transaction():
@@ -468,7 +454,7 @@ class PostgresStore:
                     (self.repository, self.ref),
                 )
         except psycopg.Error as error:
-            log.warning("could not discard %s: %s", self.location, error)
+            log.warning("could not discard %s: %s", self.location, self._redacted(error))
         finally:
             connection.close()
 
@@ -481,14 +467,14 @@ class PostgresStore:
         published with them; StoreError if none is, or the database cannot be read."""
         check_top_k(top_k, MAX_STREAM_TOP_K)
         terms = analyze(check_query(query), query=True, synonyms=synonyms)
-        connection = self._connect()
+        connection = self._connect("search")
         try:
             with connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 generation_id = self._searchable(connection)
                 rows = pg_search.search(connection, generation_id, terms, top_k)
         except psycopg.Error as error:
-            raise StoreError(f"searching {self.location} failed: {error}") from None
+            raise StoreError(f"searching {self.location} failed: {self._redacted(error)}") from None
         finally:
             connection.close()
         return [
@@ -536,7 +522,7 @@ class PostgresStore:
                 "local changes stay in memory"
             )
         try:
-            connection = self._connect()
+            connection = self._connect("status")
         except StoreError:
             return StoreInfo(location=self.location, writer=writer, note=note)
         try:
