@@ -36,7 +36,8 @@ if pgcluster.binaries() is None:
     )
 
 from ragls.store.pg_connection import safe_location  # noqa: E402
-from ragls.store.postgres import SCHEMA_VERSION, PostgresStore  # noqa: E402
+from ragls.store.pg_schema import SCHEMA_VERSION  # noqa: E402
+from ragls.store.postgres import PostgresStore  # noqa: E402
 
 
 @pytest.fixture
