@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
@@ -43,6 +44,7 @@ from ragls.service.stores import (
     store_target,
 )
 from ragls.service.workspace import Workspace
+from ragls.store.redaction import RedactingFilter, redact
 
 CLI_SESSION = "cli"
 PUBLISH_WAIT_SECONDS = 900.0  # how long a publish waits for another publisher of its commit
@@ -768,10 +770,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if logging.lastResort is not None:  # what prints the CLI's warnings: no DSN password
+        logging.lastResort.addFilter(RedactingFilter())
     try:
         return int(args.run(args))
     except RaglsError as error:
-        print(f"ragls: {error}", file=sys.stderr)
+        print(f"ragls: {redact(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("ragls: interrupted", file=sys.stderr)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ragls.mcp.connections import IDLE_SECONDS
 from tests.ingest.trees import make_tree
 
 INITIALIZE = {
@@ -44,33 +47,47 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_http_needs_the_printed_token(tmp_path: Path) -> None:
+def started(
+    tmp_path: Path, descriptors: int | None = None
+) -> tuple[subprocess.Popen[str], str, str]:
+    """(the process, its /mcp URL, its token) of ``ragls mcp --http`` once it answers (401 to a
+    request without the token); ``descriptors`` limits its open files."""
     root = make_tree(tmp_path / "shop", {"a.py": "def alpha():\n    pass\n"})
     port = free_port()
+
+    def limited() -> None:
+        if descriptors is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
+
     process = subprocess.Popen(
         [sys.executable, "-m", "ragls", "mcp", "--root", str(root), "--http", f"127.0.0.1:{port}"],
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "RAGLS_CACHE_DIR": str(tmp_path / "cache")},
+        preexec_fn=limited,
     )
+    assert process.stderr is not None
+    token = None
+    while token is None:
+        line = process.stderr.readline()
+        assert line, "the server stopped before printing its token"
+        if line.startswith("ragls mcp: token "):
+            token = line.split()[3]
+    threading.Thread(target=process.stderr.read, daemon=True).start()  # never a full pipe
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            assert post(url, HEADERS)[0] == 401
+            return process, url, token
+        except urllib.error.URLError:
+            assert time.monotonic() < deadline, "the server never listened"
+            time.sleep(0.05)
+
+
+def test_http_needs_the_printed_token(tmp_path: Path) -> None:
+    process, url, token = started(tmp_path)
     try:
-        assert process.stderr is not None
-        token = None
-        while token is None:
-            line = process.stderr.readline()
-            assert line, "the server stopped before printing its token"
-            if line.startswith("ragls mcp: token "):
-                token = line.split()[3]
-        url = f"http://127.0.0.1:{port}/mcp"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                refused = post(url, HEADERS)
-                break
-            except urllib.error.URLError:
-                assert time.monotonic() < deadline, "the server never listened"
-                time.sleep(0.05)
-        assert refused[0] == 401
         assert post(url, HEADERS | {"Authorization": "Bearer nope"})[0] == 401
         status, text = post(url, HEADERS | {"Authorization": f"Bearer {token}"})
         assert status == 200, text
@@ -91,3 +108,42 @@ def test_a_non_loopback_host_needs_allow_remote(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "--allow-remote" in done.stderr
+
+
+def test_idle_connections_never_shut_out_a_real_request(tmp_path: Path) -> None:
+    """1,100 connections that send nothing, against a server limited to 1,024 descriptors."""
+    needed = 1_300
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < needed:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed, hard), hard))
+    process, url, token = started(tmp_path, descriptors=1024)
+    host, port = url.split("/")[2].split(":")
+    idle: list[socket.socket] = []
+    try:
+        for _ in range(1_100):
+            connection = socket.socket()
+            connection.connect((host, int(port)))
+            idle.append(connection)
+        status, text = post(url, HEADERS | {"Authorization": f"Bearer {token}"})
+        assert status == 200, text
+    finally:
+        for connection in idle:
+            connection.close()
+        process.terminate()
+        process.wait(timeout=30)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_connection_that_sends_no_request_is_closed(tmp_path: Path) -> None:
+    process, url, _ = started(tmp_path)
+    host, port = url.split("/")[2].split(":")
+    try:
+        with socket.create_connection((host, int(port))) as connection:
+            connection.settimeout(IDLE_SECONDS + 10)
+            connection.sendall(b"GET /mcp HTTP/1.1\r\n")  # a request begun, never finished
+            began = time.monotonic()
+            assert connection.recv(1024) == b""  # closed by the server, not timed out
+            assert time.monotonic() - began < IDLE_SECONDS + 5
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -57,7 +57,10 @@ def test_a_killed_writer_leaves_a_whole_generation(tmp_path: Path) -> None:
     rng = random.Random(1234)
     loaded_generations = set()
     interrupted = 0  # kills that landed while a generation was being written
-    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPOSITORY / "server"), str(REPOSITORY)]),
+    }
     for _ in range(KILLS):
         writer = subprocess.Popen(
             [sys.executable, "-m", "tests.store.crash_writer", str(root), str(cache)],

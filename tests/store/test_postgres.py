@@ -35,7 +35,9 @@ if pgcluster.binaries() is None:
         allow_module_level=True,
     )
 
-from ragls.store.postgres import SCHEMA_VERSION, PostgresStore, safe_location  # noqa: E402
+from ragls.store.pg_connection import safe_location  # noqa: E402
+from ragls.store.pg_schema import SCHEMA_VERSION  # noqa: E402
+from ragls.store.postgres import PostgresStore  # noqa: E402
 
 
 @pytest.fixture
@@ -65,7 +67,7 @@ def test_a_saved_generation_loads_whole_and_the_pointer_moves(dsn: str) -> None:
     loaded = store.load("k1").snapshot
     assert loaded is not None and loaded.generation == 2
     assert loaded.arrays["a.values"].tolist() == list(range(20))
-    assert loaded.objects["docs"] == ["one", "two", ("a", 1)]
+    assert loaded.objects["docs"] == ["one", "two", ["a", 1]]  # tuples come back as lists
     info = store.info()
     assert (info.generation, info.writer) == (2, True) and info.bytes_on_disk > 0
     with psycopg.connect(dsn) as connection:  # the older generation is gone
@@ -79,7 +81,7 @@ def test_a_saved_generation_loads_whole_and_the_pointer_moves(dsn: str) -> None:
 def test_a_part_larger_than_one_piece_round_trips(
     dsn: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("ragls.store.postgres.PIECE_BYTES", 1000)
+    monkeypatch.setattr("ragls.store.pg_parts.PIECE_BYTES", 1000)
     store = PostgresStore(dsn, key(), "main")
     assert store.acquire()
     store.save(snapshot(1, size=5000))  # 40,000 bytes: 40 pieces
@@ -136,7 +138,7 @@ def test_two_writer_processes_serialise(dsn: str, tmp_path: Path) -> None:
         "print('released', time.time(), flush=True)\n"
         "store.release()\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "server"), str(ROOT)])}
     writers = [
         subprocess.Popen(
             [sys.executable, str(script), dsn, repository, str(n)],
@@ -175,7 +177,7 @@ def test_a_writer_killed_mid_publish_leaves_the_previous_generation(
         "store.save(snapshot(2, size=40_000_000))\n"  # 320 MB: killed while it is written
         "print('too late', flush=True)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "server"), str(ROOT)])}
     writer = subprocess.Popen(
         [sys.executable, str(script), dsn, repository],
         stdout=subprocess.PIPE,

@@ -55,8 +55,8 @@ class Document:
         """A document read back from a store whose checksums were verified (SPEC §11): built
         without re-validating what was validated when it was first made (a warm start makes
         hundreds of thousands). It takes ``metadata`` over (the caller must not keep it): a
-        store's decoder gives a fresh dict whose strings came back interned, as they were
-        stored. TypeError if a part is not of its type."""
+        store's decoder gives a fresh dict of strings, keys interned and equal values shared
+        (ragls.store.codec). TypeError if a part is not of its type."""
         if not (isinstance(id, str) and id and isinstance(content, str)):
             raise TypeError("a stored document's id or content is not a string")
         if type(metadata) is not dict:

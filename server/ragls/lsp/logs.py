@@ -1,5 +1,7 @@
 """Logging for the daemon: stderr always (stdout is the JSON-RPC channel), and warnings and errors
-also to the client as ``window/logMessage``, sent from the event loop whatever thread logged."""
+also to the client as ``window/logMessage``, sent from the event loop whatever thread logged.
+Both mask DSN passwords (:class:`~ragls.store.redaction.RedactingFilter`): pygls logs the whole
+``initialize`` params at info level, ``persistence.store`` included."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+
+from ragls.store.redaction import RedactingFilter
 
 _LEVELS = {
     logging.ERROR: types.MessageType.Error,
@@ -65,8 +69,10 @@ def configure(server: Any, level: str) -> None:
     root.setLevel(level.upper())
     stderr = logging.StreamHandler(sys.stderr)
     stderr.addFilter(ExpectedErrorFilter())
+    stderr.addFilter(RedactingFilter())
     stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(stderr)
     client = ClientLogHandler(server)
     client.setFormatter(logging.Formatter("%(message)s"))
+    client.addFilter(RedactingFilter())
     logging.getLogger("ragls").addHandler(client)

@@ -4,7 +4,8 @@ stdio is the default (stdout carries the protocol only; logs go to stderr). ``--
 HOST:PORT`` serves Streamable HTTP at ``/mcp`` instead: on a loopback address unless
 ``--allow-remote`` is given, and every request must carry ``Authorization: Bearer TOKEN`` with
 the token generated at start, printed to stderr and written to ``<cache root>/mcp-token`` (mode
-0600); a request without it gets 401. Sessions are the
+0600); a request without it gets 401. Connections are bounded in number and in idle time
+(:mod:`ragls.mcp.connections`). Sessions are the
 workspace layer's folder sessions, so the index starts from the stored generation (SPEC §11)
 and a workspace whose index a daemon already writes is read, not indexed a second time.
 """
@@ -97,8 +98,17 @@ class BearerToken:
 def _serve_http(app: ASGIApp, host: str, port: int) -> None:
     import uvicorn
 
+    from ragls.mcp.connections import ACCEPT_BACKLOG, BoundedH11Protocol
+
     token = secrets.token_urlsafe(32)
     where = write_token(default_cache_root(), token, MCP_TOKEN_FILE)
     print(f"ragls mcp: http://{host}:{port}/mcp", file=sys.stderr)
     print(f"ragls mcp: token {token} (also in {where})", file=sys.stderr, flush=True)
-    uvicorn.run(BearerToken(app, token), host=host, port=port, log_level="warning")
+    uvicorn.run(
+        BearerToken(app, token),
+        host=host,
+        port=port,
+        log_level="warning",
+        http=BoundedH11Protocol,  # idle connections closed, open ones bounded
+        backlog=ACCEPT_BACKLOG,
+    )

@@ -5,7 +5,8 @@ Each tool has a description an assistant can act on, an input schema with bounds
 output (the tool's dict) and a readable text rendering of it. A :class:`ToolFailure` becomes an
 MCP tool error (``isError: true``) carrying its message; a bug in a tool becomes the SDK's
 generic tool error, never a crash of the server. Blocking work (searching, reading, waiting
-for a run) runs in a worker thread, off the server's event loop.
+for a run) runs in a worker thread, off the server's event loop. Every answer and error is
+made wire-safe (:mod:`ragls.mcp.names`: a file name that is not UTF-8 as ``\\xNN``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from ragls.core.validation import MAX_QUERY_CHARS
+from ragls.mcp.names import shown, wire_safe
 from ragls.mcp.tools import MAX_TOP_K, RaglsTools, ToolFailure
 
 INSTRUCTIONS = (
@@ -41,9 +43,10 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 async def _call(action: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     try:
-        return await asyncio.to_thread(action)
+        answer = await asyncio.to_thread(action)
     except ToolFailure as failure:
-        raise ToolError(str(failure)) from None
+        raise ToolError(shown(str(failure))) from None
+    return wire_safe(answer)  # type: ignore[no-any-return]  # a name that is not UTF-8
 
 
 def create_mcp_server(tools: RaglsTools, *, allow_writes: bool = False) -> MCPServer:

@@ -8,9 +8,10 @@ Decisions written down here:
 
 * Roots are fixed at start (the command line); a tool names one by its path (absolute, or the
   folder's name when that is unambiguous) or takes the first. Nothing outside the roots is read:
-  ``read_span`` takes a path relative to a root, refuses ``..``, absolute paths, symbolic links
-  (anywhere on the way) and every path indexing would not admit (ignored, secret, default-skipped,
-  binary, too large), with the rule that refuses it.
+  ``read_span`` takes a path relative to a root, refuses ``..``, absolute paths and every path
+  indexing would not admit (ignored, secret, default-skipped, binary, too large), with the rule
+  that refuses it, then opens the file beneath the root's descriptor without following a link
+  anywhere on the way (:mod:`ragls.service.beneath`), so no check-then-read race leads out.
 * ``search_code`` with ``path_glob`` (gitignore-style, relative to the root) or ``language``
   filters the ranked results of the session's pipeline: it asks for up to 100 candidates, keeps
   those that match, in rank order, and returns the first ``top_k``.
@@ -23,6 +24,7 @@ Decisions written down here:
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -36,7 +38,9 @@ from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.explain import explain_path
 from ragls.ingest.extract import ExtractionError
 from ragls.ingest.ingestion import FileIngestionService
+from ragls.mcp.names import unescaped
 from ragls.service import wire
+from ragls.service.beneath import Refused, read_beneath
 from ragls.service.scheduler import IndexJob
 from ragls.service.status import IndexProgress
 from ragls.service.workspace import Workspace, WorkspaceSession
@@ -210,25 +214,28 @@ class RaglsTools:
     ) -> dict[str, Any]:
         chosen = self._root(root)
         relative = _relative(path)
-        absolute = chosen.path / relative
-        for part in (chosen.path / p for p in _prefixes(relative)):
-            if part.is_symlink():
-                raise ToolFailure(
-                    f"{path}: refused, {part.relative_to(chosen.path)} is a symbolic link"
-                )
+        if not os.path.lexists(chosen.path / relative) and unescaped(path) != path:
+            original = _relative(unescaped(path))  # a name that is not UTF-8, as shown
+            if os.path.lexists(chosen.path / original):
+                relative = original
         config = self.workspace.source_config(chosen.path)
         found = explain_path(self._ingestion, config, relative)
-        if not found.admitted or absolute.is_dir():
-            reason = "a directory" if found.admitted else found.reason
+        if not found.admitted:
             detail = f" ({found.detail})" if found.detail else ""
-            raise ToolFailure(f"{path}: refused, {reason}{detail}; only indexed files are readable")
-        if not absolute.resolve().is_relative_to(chosen.path):
-            raise ToolFailure(f"{path}: refused, it resolves outside {chosen.path}")
+            raise ToolFailure(
+                f"{path}: refused, {found.reason}{detail}; only indexed files are readable"
+            )
         _check_range("start_line", start_line, 1, 10_000_000)
         last = start_line + MAX_SPAN_LINES - 1 if end_line is None else end_line
         _check_range("end_line", last, start_line, start_line + MAX_SPAN_LINES - 1)
         try:
-            data = absolute.read_bytes()
+            # Opened beneath the root's descriptor, no link followed on the way: a folder
+            # swapped for a link after the checks above cannot lead outside the root.
+            data = read_beneath(chosen.path, relative, self._ingestion.limits.max_file_bytes)
+        except Refused as error:
+            raise ToolFailure(
+                f"{path}: refused, {error}; only indexed files are readable"
+            ) from None
         except OSError as error:
             raise ToolFailure(f"{path}: cannot be read: {error.strerror}") from None
         detected = self._ingestion.detect(config, relative, data)
@@ -366,11 +373,6 @@ def _relative(path: str) -> str:
     if not clean:
         raise ToolFailure(f"{path}: refused, it names the root itself; pass a file")
     return clean
-
-
-def _prefixes(relative: str) -> list[str]:
-    parts = relative.split("/")
-    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def _hit(document_id: str, score: float, content: str, metadata: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from ragls.errors import InvalidArgumentError
+from ragls.store import boundary
 
 
 def is_loopback(host: str) -> bool:
@@ -36,8 +37,9 @@ def listen_address(text: str, option: str, allow_remote: bool) -> tuple[str, int
 
 
 def write_token(folder: Path, token: str, name: str) -> Path:
-    """Write ``token`` to ``folder/name`` with mode 0600 (a folder of mode 0700 if new)."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """Write ``token`` to ``folder/name`` with mode 0600, in the cache root (created 0700 if
+    new, refused with UnsafeEntry if another user owns it or may write it)."""
+    boundary.private_root(folder, create=True)
     path = folder / name
     path.unlink(missing_ok=True)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -62,6 +62,7 @@ class Persistence:
         self.detail = ""
         self.loaded_generation: int | None = None
         self.load_seconds: float | None = None
+        self.problem = ""  # why the stored generation was refused (shown to readers too)
         self.saves = 0
 
     def bind(self, save: Callable[[], None]) -> None:
@@ -86,14 +87,22 @@ class Persistence:
         self.attempted_load = True
         writer = self.become_writer()
         started = time.perf_counter()
-        result = self.store.load(config_key)
+        try:
+            result = self.store.load(config_key)
+        except Exception as error:  # a store's bug must cost a cold start, not the session
+            log.exception("%s: loading the stored index failed", self.store.location)
+            result = LoadResult(None, f"loading the stored index failed: {error!r}")
         if result.snapshot is None:
             if result.discarded:
                 log.warning(
                     "%s: %s; rebuilding it from the files", self.store.location, result.reason
                 )
+                self.problem = result.reason
                 if writer:
                     self.store.discard()
+            elif result.warning:
+                log.warning("%s: %s; indexing from the files", self.store.location, result.reason)
+                self.problem = result.reason
             else:
                 log.info("%s: %s", self.store.location, result.reason)
             if writer:
@@ -104,7 +113,7 @@ class Persistence:
 
     def loaded(self, generation: int) -> None:
         self.loaded_generation = generation
-        if self.state != "reader":
+        if self.state not in ("reader", "failed"):  # a failure to write stays shown
             self._set("loaded", "")
 
     def refused(self, reason: str) -> None:
@@ -114,6 +123,7 @@ class Persistence:
         )
         self.loaded_generation = None
         self.load_seconds = None
+        self.problem = f"the stored generation is unusable: {reason}"
         if self.state != "reader":
             self.store.discard()
             self._set("cold", reason)
@@ -214,6 +224,8 @@ class Persistence:
         state, detail = self.state, self.detail
         if state == "reader" or (not info.writer and (info.owner_pid is not None or info.note)):
             state, detail = "reader", _reader_text(info)
+            if self.problem:  # a reader discards nothing, but must say it indexed the files
+                detail = f"{detail}; {self.problem}, so this index was built from the files"
         return PersistenceStatus(
             state=state,
             location=info.location,

@@ -542,7 +542,7 @@ class RagService:
                 raise ValueError(f"it is the index of {state.root}, not of {config.path}")
             with self._commit_lock:
                 self._restore_state(state)
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+        except Exception as error:  # whatever the stored parts hold, the files are the fallback
             with self._commit_lock:
                 self._reset_stores()
             persistence.refused(str(error) or type(error).__name__)

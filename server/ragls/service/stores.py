@@ -123,7 +123,8 @@ def open_store(
                 f"{STORE_ENVIRONMENT} or --store), and {target.origin} chose the embedded one"
             )
         return EmbeddedStore(root, cache_dir)
-    from ragls.store.postgres import PostgresStore, safe_location
+    from ragls.store.pg_connection import safe_location
+    from ragls.store.postgres import PostgresStore
 
     checkout = identify(root)
     if publication is None:

@@ -13,24 +13,27 @@ and ``ragls cache clean PATH`` removes them with the rest. After each load the c
 used are kept and, of the others, the most recently used up to the same total size (so a branch
 switched back to is still fast); the rest are removed. Copies are a cache: they are written
 without fsync (a torn one fails its checksum and is read again), and one that cannot be written
-(a full disk, a read-only cache) costs a warning, never the load.
+(a full disk, a read-only cache) costs a warning, never the load. ``team/`` is checked to be a
+folder of the user's own (not a link) and held open while it is used: copies are read, written,
+listed and removed relative to it (:mod:`ragls.store.boundary`), so a link in its place or in
+place of a copy makes the copies unusable, never a read, write or removal elsewhere.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ragls.store import files
-from ragls.store.files import CorruptFile
-from ragls.store.paths import prepare_workspace_folder
+from ragls.store import boundary, files
+from ragls.store.boundary import FolderHandle, UnsafeEntry
+from ragls.store.files import CorruptFile, MissingFile
+from ragls.store.paths import check_workspace_folder, prepare_workspace_folder
 
 log = logging.getLogger(__name__)
 
@@ -56,13 +59,22 @@ class PartCopies:
         name = entry.get("sha256")
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             return None
-        path = self.folder / name
         try:
-            return files.read_checked(path, dict(entry))
-        except CorruptFile as error:
-            if path.exists():
-                log.warning("a local copy of a team-index part is unusable (%s); re-reading", error)
-                path.unlink(missing_ok=True)
+            if not check_workspace_folder(self.workspace):
+                return None
+            with FolderHandle(self.folder) as folder:
+                try:
+                    return files.read_checked(folder.relative(name), dict(entry), dir_fd=folder.fd)
+                except MissingFile:
+                    return None
+                except CorruptFile as error:
+                    log.warning(
+                        "a local copy of a team-index part is unusable (%s); re-reading", error
+                    )
+                    folder.unlink(name)
+                    return None
+        except UnsafeEntry as error:
+            self._warn(error)
             return None
         except OSError:
             return None
@@ -75,50 +87,51 @@ class PartCopies:
         docstring says goes. Problems are logged, never raised."""
         try:
             prepare_workspace_folder(self.workspace, self.root)
-            self.folder.mkdir(mode=0o700, exist_ok=True)
-            for name, data in fetched.items():
-                if _NAME.fullmatch(name):
-                    self._write(name, data)
-            keep = {str(entry.get("sha256")) for entry in used}
-            now = time.time()
-            for name in keep:
-                if _NAME.fullmatch(name):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.utime(self.folder / name, (now, now))
-            self._prune(keep, now)
+            boundary.private_folder(self.folder, create=True)
+            with FolderHandle(self.folder) as folder:
+                for name, data in fetched.items():
+                    if _NAME.fullmatch(name):
+                        self._write(folder, name, data)
+                keep = {str(entry.get("sha256")) for entry in used}
+                now = time.time()
+                for name in keep:
+                    if _NAME.fullmatch(name):
+                        folder.touch(name, now)
+                self._prune(folder, keep, now)
         except OSError as error:
-            if not self._warned:
-                log.warning("cannot keep copies of the team index in %s: %s", self.folder, error)
-                self._warned = True
+            self._warn(error)
 
-    def _write(self, name: str, data: bytes | bytearray) -> None:
-        temporary = self.folder / f"{_TEMPORARY}{name[:16]}-{secrets.token_hex(4)}"
+    def _warn(self, error: OSError) -> None:
+        if not self._warned:
+            log.warning("cannot keep copies of the team index in %s: %s", self.folder, error)
+            self._warned = True
+
+    def _write(self, folder: FolderHandle, name: str, data: bytes | bytearray) -> None:
+        temporary = f"{_TEMPORARY}{name[:16]}-{secrets.token_hex(4)}"
         try:
-            with open(temporary, "xb") as file:
+            with open(folder.create(temporary), "wb") as file:
                 file.write(data)
-            os.replace(temporary, self.folder / name)
+            folder.replace(temporary, name)
         except BaseException:
-            temporary.unlink(missing_ok=True)
+            folder.unlink(temporary)
             raise
 
-    def _prune(self, keep: set[str], now: float) -> None:
+    def _prune(self, folder: FolderHandle, keep: set[str], now: float) -> None:
         kept_bytes, others = 0, []
-        for entry in os.scandir(self.folder):
-            try:
-                stat = entry.stat(follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            if entry.name in keep:
-                kept_bytes += stat.st_size
-            elif entry.name.startswith(_TEMPORARY):
-                if now - stat.st_mtime > _STALE_TEMPORARY_SECONDS:
-                    Path(entry.path).unlink(missing_ok=True)
+        for name, found in folder.entries():
+            if not stat.S_ISREG(found.st_mode):
+                continue  # not a copy this module wrote: left alone
+            if name in keep:
+                kept_bytes += found.st_size
+            elif name.startswith(_TEMPORARY):
+                if now - found.st_mtime > _STALE_TEMPORARY_SECONDS:
+                    folder.unlink(name)
             else:
-                others.append((stat.st_mtime, stat.st_size, entry.path))
+                others.append((found.st_mtime, found.st_size, name))
         budget = kept_bytes  # as much again for the most recently used other copies
-        for _, size, path in sorted(others, reverse=True):
+        for _, size, name in sorted(others, reverse=True):
             if size <= budget:
                 budget -= size
             else:
                 budget = -1  # keep only a most recent run of copies, never an older one
-                Path(path).unlink(missing_ok=True)
+                folder.unlink(name)

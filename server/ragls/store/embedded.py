@@ -22,25 +22,32 @@ reader holds (``readers.lock``) and every ``tmp-`` folder is removed.
 then each part's size and checksum before decoding it; the first thing that does not fit ends
 the load with its reason. A generation removed between reading the pointer and opening it (a
 writer published meanwhile) is retried with the new pointer.
+
+Nothing is read or written before the cache root and the workspace's folder are checked to be
+private to the user, and every entry is opened without following links or blocking
+(:mod:`ragls.store.boundary`): a link, a FIFO or a foreign folder makes the cache unusable
+(the index stays in memory, status says why), never a write outside it or a hang.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import secrets
-import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 from ragls.errors import StoreError
-from ragls.store import files
+from ragls.store import boundary, files
+from ragls.store.boundary import UnsafeEntry
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
 from ragls.store.locking import WriterLock, reading, unused
-from ragls.store.paths import prepare_workspace_folder, workspace_folder
+from ragls.store.manifest import PART_NAME, checked, mismatch, opened
+from ragls.store.paths import check_workspace_folder, prepare_workspace_folder, workspace_folder
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +56,13 @@ POINTER = "CURRENT"
 MANIFEST = "manifest.json"
 READERS = "readers.lock"
 LOCK = "writer.lock"
-_PART_NAME = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
 LOAD_ATTEMPTS = 3
+POINTER_LIMIT = 4096  # bytes: {"generation": ..., "manifest": ...}
+MANIFEST_LIMIT = 16 << 20  # bytes: a few hundred per part
 
 
 def _part_file(name: str) -> str:
-    if not name or not set(name) <= _PART_NAME or name.startswith(".") or name == MANIFEST:
+    if not PART_NAME.fullmatch(name) or name in (MANIFEST, READERS):
         raise ValueError(f"part name {name!r} is not a plain lower-case file name")
     return name
 
@@ -96,6 +104,13 @@ class EmbeddedStore:
         return read_pointer(self.folder)
 
     def load(self, config_key: str) -> LoadResult:
+        try:
+            if not check_workspace_folder(self.folder):
+                return LoadResult(None, "no generation is stored yet")
+        except UnsafeEntry as error:
+            return LoadResult(None, f"the cache folder cannot be used: {error}")
+        except OSError as error:
+            return LoadResult(None, f"the cache folder cannot be read: {error}")
         for _ in range(LOAD_ATTEMPTS):
             try:
                 pointer = self._pointer()
@@ -104,41 +119,39 @@ class EmbeddedStore:
                 return self._load(*pointer, config_key)
             except FileNotFoundError:
                 continue  # removed after a newer one was published: read the pointer again
-            except (CorruptFile, ValueError, KeyError, TypeError) as error:
+            except (
+                CorruptFile,
+                UnsafeEntry,
+                ValueError,
+                KeyError,
+                TypeError,
+                RecursionError,
+            ) as error:
                 return LoadResult(None, f"the stored generation is unusable: {error}", True)
             except OSError as error:
                 return LoadResult(None, f"the cache folder cannot be read: {error}")
         return LoadResult(None, "the stored generation kept changing while it was read")
 
     def _load(self, name: str, manifest_sum: str, config_key: str) -> LoadResult:
-        generation = self.folder / name
-        with reading(generation / READERS):
-            data = (generation / MANIFEST).read_bytes()
+        with (
+            boundary.FolderHandle(self.folder / name) as generation,
+            reading(generation.relative(READERS), dir_fd=generation.fd),
+        ):
+            data = generation.read(MANIFEST, MANIFEST_LIMIT)
             if files.sha256_of(data) != manifest_sum:
                 raise CorruptFile("the manifest fails its checksum")
-            manifest = json.loads(data)
-            if manifest.get("format") != FORMAT_VERSION:
-                reason = (
-                    f"it has format {manifest.get('format')}, this ragls reads {FORMAT_VERSION}"
-                )
+            manifest = opened(json.loads(data))
+            reason = mismatch(manifest, FORMAT_VERSION, manifest.get("config"), config_key)
+            if reason:
                 return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-            if manifest.get("codec") != files.CODEC:
-                reason = f"it was written by {manifest.get('codec')}, this is {files.CODEC}"
-                return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-            if manifest.get("config") != config_key:
-                reason = "the configuration changed since it was written"
-                return LoadResult(None, f"the stored generation is unusable: {reason}", True)
+            found = checked(manifest)
             arrays, objects = files.decode_parts(
-                manifest["parts"],
-                lambda part, entry: files.read_checked(generation / _part_file(part), entry),
+                found.parts,
+                lambda part, entry: files.read_checked(
+                    generation.relative(_part_file(part)), entry, dir_fd=generation.fd
+                ),
             )
-        snapshot = Snapshot(
-            int(manifest["generation"]),
-            config_key,
-            arrays,
-            objects,
-            float(manifest["created"]),
-        )
+        snapshot = Snapshot(found.generation, config_key, arrays, objects, found.created)
         return LoadResult(snapshot)
 
     # -- writing -------------------------------------------------------------------------------
@@ -151,10 +164,9 @@ class EmbeddedStore:
         name = f"g{snapshot.generation:06d}-{secrets.token_hex(3)}"
         temporary = self.folder / f"tmp-{name}"
         try:
-            self._write(temporary, snapshot)
+            manifest = self._write(temporary, snapshot)
             os.rename(temporary, self.folder / name)
             files.sync_directory(self.folder)
-            manifest = (self.folder / name / MANIFEST).read_bytes()
             pointer = json.dumps({"generation": name, "manifest": files.sha256_of(manifest)})
             staged = self.folder / f"{POINTER}.tmp"
             staged.unlink(missing_ok=True)
@@ -162,15 +174,16 @@ class EmbeddedStore:
             os.replace(staged, self.folder / POINTER)
             files.sync_directory(self.folder)
         except OSError as error:
-            shutil.rmtree(temporary, ignore_errors=True)
+            _remove(temporary)
             raise StoreError(f"writing the index to {self.folder} failed: {error}") from error
         except BaseException:
-            shutil.rmtree(temporary, ignore_errors=True)
+            _remove(temporary)
             raise
         self._collect(keep=name)
 
-    def _write(self, folder: Path, snapshot: Snapshot) -> None:
-        folder.mkdir(mode=0o700)
+    def _write(self, folder: Path, snapshot: Snapshot) -> bytes:
+        """Write the generation's files into ``folder``; the manifest's bytes."""
+        folder.mkdir(mode=boundary.PRIVATE_FOLDER_MODE)
         parts: dict[str, dict[str, Any]] = {}
         for part, array in snapshot.arrays.items():
             data, entry = files.encode_array(array)
@@ -192,19 +205,21 @@ class EmbeddedStore:
             "root": str(self.root),
             "parts": parts,
         }
-        files.write_durably(folder / MANIFEST, json.dumps(manifest, indent=1).encode())
+        encoded = json.dumps(manifest, indent=1).encode()
+        files.write_durably(folder / MANIFEST, encoded)
         files.sync_directory(folder)
+        return encoded
 
     def _collect(self, keep: str) -> None:
         """Remove every generation but ``keep`` that no reader holds, and every tmp- folder
         (only the writer writes, so a tmp- folder is one a dead writer left)."""
         for entry in self.folder.iterdir():
-            if entry.name == keep or not entry.is_dir():
-                continue
+            if entry.name == keep or not boundary.is_folder(entry):
+                continue  # a link is not ours to follow, nor to remove
             if entry.name.startswith("g") and not unused(entry / READERS):
                 continue  # a reader is loading it; the next save removes it
             if entry.name.startswith(("g", "tmp-")):
-                shutil.rmtree(entry, ignore_errors=True)
+                _remove(entry)
 
     def discard(self) -> None:
         if not self._lock.held:
@@ -234,7 +249,7 @@ def read_pointer(folder: Path) -> tuple[str, str] | None:
     """(generation folder name, manifest SHA-256) that ``CURRENT`` names; None if there is no
     pointer, CorruptFile (or ValueError, KeyError, TypeError) if it is not one."""
     try:
-        text = (folder / POINTER).read_text(encoding="utf-8")
+        text = boundary.read_file(folder / POINTER, POINTER_LIMIT)
     except FileNotFoundError:
         return None
     pointer = json.loads(text)
@@ -257,8 +272,10 @@ def published(folder: Path) -> tuple[int | None, float | None]:
 
 
 def folder_size(folder: Path) -> int:
-    """Bytes of every file below ``folder`` (0 if it does not exist)."""
+    """Bytes of every file below ``folder`` (0 if it does not exist or is a link)."""
     total = 0
+    if not boundary.is_folder(folder):
+        return 0
     for directory, _, names in os.walk(folder):
         for name in names:
             try:
@@ -266,3 +283,9 @@ def folder_size(folder: Path) -> int:
             except OSError:
                 continue
     return total
+
+
+def _remove(folder: Path) -> None:
+    """Remove a generation's folder if it is one (a link in its place is left alone)."""
+    with contextlib.suppress(OSError):
+        boundary.remove_folder(folder)

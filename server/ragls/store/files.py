@@ -1,36 +1,46 @@
 """Durable writes and checked reads of a generation's files (the embedded store's format).
 
 Arrays are written as their raw little-endian bytes (dtype and length are in the manifest) and
-read back into a writable buffer without a copy; plain objects are written with :mod:`marshal`,
-the interpreter's own serializer of plain values, which docs/storage.md measured fastest to
-write and to read (against JSON and SQLite) for a corpus's texts and metadata. marshal's format
-belongs to the Python version, so the manifest records it and a generation written by another
-version is rebuilt, not read; and marshal is not meant for untrusted bytes, so every file's
-SHA-256 is checked against the manifest before it is decoded (the manifest's own against the
-pointer).
+read back into a writable buffer without a copy; plain objects are written with
+:mod:`ragls.store.codec` (JSON with string tables), whose decoder allocates no more than a
+constant factor of the bytes it is given, so bytes from a cache folder or a team database that
+someone else wrote cannot ask for more memory than they take. Every part's size is checked
+against its manifest entry before anything is allocated for it and its SHA-256 before it is
+decoded (the manifest's own against the pointer); those catch accidents (a torn write, a
+flipped bit), the bounded decoder what a writer of the cache or the database does on purpose.
+Files are opened through :mod:`ragls.store.boundary`: never through a link, never a FIFO or a
+device.
 """
 
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ragls.store import boundary, codec
+
+if TYPE_CHECKING:
+    from ragls.store.manifest import Part
+
 # Array dtypes a generation may hold: little-endian numbers only (no objects, no pickles).
 ARRAY_DTYPES = frozenset({"<f8", "<f4", "<i8", "<i4", "|b1", "|u1"})
-CODEC = f"marshal{marshal.version}-py{sys.version_info[0]}.{sys.version_info[1]}"
+CODEC = codec.NAME
 _CHUNK = 1 << 24
 
 
 class CorruptFile(Exception):
     """A file of a generation does not match its manifest entry (the message says how)."""
+
+
+class MissingFile(CorruptFile):
+    """A file the manifest names is not there."""
 
 
 def sha256_of(data: bytes | bytearray | memoryview) -> str:
@@ -39,7 +49,8 @@ def sha256_of(data: bytes | bytearray | memoryview) -> str:
 
 def write_durably(path: Path, data: bytes | memoryview) -> None:
     """Write a new file and flush it to the disk (OSError on failure, e.g. ENOSPC)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, boundary.PRIVATE_FILE_MODE)
     try:
         view = memoryview(data).cast("B")
         while view:
@@ -54,7 +65,8 @@ def sync_directory(path: Path) -> None:
     """Make the entries of ``path`` (new files, renames) durable."""
     if sys.platform == "win32":  # pragma: no cover - directories cannot be opened there
         return
-    fd = os.open(path, os.O_RDONLY)
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
     try:
         os.fsync(fd)
     finally:
@@ -76,31 +88,38 @@ def encode_array(array: npt.NDArray[Any]) -> tuple[memoryview, dict[str, Any]]:
 
 
 def encode_object(value: object) -> tuple[bytes, dict[str, Any]]:
-    data = marshal.dumps(value)  # type: ignore[arg-type]
+    data = codec.encode(value)
     return data, {"kind": "object", "bytes": len(data), "sha256": sha256_of(data)}
 
 
-def read_checked(path: Path, entry: dict[str, Any]) -> bytearray:
-    """The file's bytes, after checking their size and checksum against ``entry``."""
+def read_checked(
+    path: Path | str, entry: dict[str, Any], *, dir_fd: int | None = None
+) -> bytearray:
+    """The file's bytes (``path`` relative to ``dir_fd`` if given), after checking their size
+    against ``entry`` before anything is allocated, and their checksum after reading."""
+    name = Path(path).name
     size = entry.get("bytes")
     if not isinstance(size, int) or size < 0:
-        raise CorruptFile(f"{path.name}: the manifest gives no size")
+        raise CorruptFile(f"{name}: the manifest gives no size")
     try:
-        actual = path.stat().st_size
+        fd = boundary.open_file(path, dir_fd=dir_fd)
     except FileNotFoundError:
-        raise CorruptFile(f"{path.name} is missing") from None
-    if actual != size:
-        raise CorruptFile(f"{path.name} has {actual} bytes, the manifest says {size}")
-    data = bytearray(size)
-    with open(path, "rb", buffering=0) as file:
+        raise MissingFile(f"{name} is missing") from None
+    except boundary.UnsafeEntry as error:
+        raise CorruptFile(str(error)) from None
+    with open(fd, "rb", buffering=0) as file:
+        actual = os.fstat(fd).st_size
+        if actual != size:
+            raise CorruptFile(f"{name} has {actual} bytes, the manifest says {size}")
+        data = bytearray(size)
         view, done = memoryview(data), 0
         while done < size:
             count = file.readinto(view[done:])
             if not count:
-                raise CorruptFile(f"{path.name} ended early")
+                raise CorruptFile(f"{name} ended early")
             done += count
     if sha256_of(data) != entry.get("sha256"):
-        raise CorruptFile(f"{path.name} fails its checksum")
+        raise CorruptFile(f"{name} fails its checksum")
     return data
 
 
@@ -115,19 +134,19 @@ def check_bytes(data: bytearray, entry: dict[str, Any], name: str) -> bytearray:
 
 
 def decode_parts(
-    parts: dict[str, dict[str, Any]], read: Callable[[str, dict[str, Any]], bytearray]
+    parts: Mapping[str, Part], read: Callable[[str, dict[str, Any]], bytearray]
 ) -> tuple[dict[str, npt.NDArray[Any]], dict[str, object]]:
-    """A manifest's parts decoded: ``read(name, entry)`` gives each part's checked bytes."""
+    """A checked manifest's parts decoded: ``read(name, entry)`` gives each part's bytes,
+    checked against ``entry`` (size before allocation, then checksum)."""
     arrays: dict[str, npt.NDArray[Any]] = {}
     objects: dict[str, object] = {}
-    for part, entry in parts.items():
-        raw = read(part, entry)
-        if entry.get("kind") == "array":
-            arrays[part] = decode_array(raw, entry, part)
-        elif entry.get("kind") == "object":
-            objects[part] = decode_object(raw, part)
+    for name, part in parts.items():
+        entry = part.entry()
+        raw = read(name, entry)
+        if part.kind == "array":
+            arrays[name] = decode_array(raw, entry, name)
         else:
-            raise CorruptFile(f"{part} is of unknown kind {entry.get('kind')!r}")
+            objects[name] = decode_object(raw, name)
     return arrays, objects
 
 
@@ -135,6 +154,8 @@ def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArr
     dtype = entry.get("dtype")
     if dtype not in ARRAY_DTYPES:
         raise CorruptFile(f"{name}: dtype {dtype!r} is not a stored array type")
+    if len(data) % np.dtype(dtype).itemsize:
+        raise CorruptFile(f"{name}: {len(data)} bytes are not a whole number of {dtype}")
     array = np.frombuffer(data, dtype=np.dtype(dtype))
     if len(array) != entry.get("length"):
         raise CorruptFile(f"{name}: {len(array)} values, the manifest says {entry.get('length')}")
@@ -143,6 +164,6 @@ def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArr
 
 def decode_object(data: bytearray, name: str) -> object:
     try:
-        return marshal.loads(data)
-    except (EOFError, ValueError, TypeError) as error:
+        return codec.decode(data)
+    except codec.DecodeError as error:
         raise CorruptFile(f"{name} cannot be decoded: {error}") from None

@@ -2,19 +2,25 @@
 
 Nothing here runs unless asked: caches of workspaces that no longer exist are listed as such and
 removed only by ``ragls cache clean``. A cache is removed only while its writer lock can be
-taken, so the index of a running daemon is never pulled from under it.
+taken, so the index of a running daemon is never pulled from under it. Only real folders of the
+user's own are listed or removed: a link in the cache root is neither followed nor removed
+(:mod:`ragls.store.boundary`).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragls.store import boundary
+from ragls.store.boundary import UnsafeEntry
 from ragls.store.embedded import LOCK, folder_size, published
 from ragls.store.locking import WriterLock
 from ragls.store.paths import WORKSPACE_FILE
+
+_WORKSPACE_FILE_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +40,13 @@ def cached_workspaces(cache_root: Path) -> list[CachedWorkspace]:
         return []
     found = []
     for folder in sorted(cache_root.iterdir()):
-        if not folder.is_dir() or not (folder / WORKSPACE_FILE).exists():
-            continue
+        if not boundary.is_folder(folder) or not os.path.lexists(folder / WORKSPACE_FILE):
+            continue  # a link is never followed: what it points to is not this cache's
         root = None
         try:
-            described = json.loads((folder / WORKSPACE_FILE).read_text(encoding="utf-8"))
+            described = json.loads(
+                boundary.read_file(folder / WORKSPACE_FILE, _WORKSPACE_FILE_LIMIT)
+            )
             root = str(described["root"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
@@ -58,13 +66,19 @@ def cached_workspaces(cache_root: Path) -> list[CachedWorkspace]:
 
 
 def remove_cache(cached: CachedWorkspace) -> str | None:
-    """Remove one workspace's cache; the reason if it cannot be (a process writes it)."""
+    """Remove one workspace's cache; the reason if it cannot be (a process writes it, it is
+    not a folder of this user's own)."""
     lock = WriterLock(cached.folder / LOCK)
     try:
-        if not lock.try_acquire():
+        boundary.private_folder(cached.folder, create=False)
+        try:
+            taken = lock.try_acquire()
+        except UnsafeEntry:
+            taken = True  # no ragls process locks a link or a FIFO: nobody writes this cache
+        if not taken:
             owner = lock.owner_pid()
             return f"process {owner} is using it" if owner else "another process is using it"
-        shutil.rmtree(cached.folder)
+        boundary.remove_folder(cached.folder)
     except OSError as error:
         return str(error)
     finally:

@@ -40,7 +40,9 @@ class Snapshot:
     generation: int
     config_key: str  # the configuration fingerprint the generation was built under
     arrays: Mapping[str, npt.NDArray[Any]]  # one-dimensional numeric arrays
-    objects: Mapping[str, object]  # plain values: str, int, float, None, list, tuple, dict
+    # plain values: str, int, float, bool, None, list, tuple, dict with str keys; a loaded
+    # snapshot gives tuples back as lists (ragls.store.codec)
+    objects: Mapping[str, object]
     created: float = 0.0  # seconds since the epoch, set by the store when it is written
 
 
@@ -52,6 +54,7 @@ class LoadResult:
     snapshot: Snapshot | None
     reason: str = ""
     discarded: bool = False  # something was stored but could not be used
+    warning: bool = False  # the store could not be read (down, unreachable, a lock timed out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,9 @@ death (kill -9 included), so the lock of a dead process is simply taken over: th
 the file is then overwritten. A reader holds a shared lock on a generation's ``readers.lock``
 while it loads; the writer removes an old generation only if it can lock that file exclusively.
 
+Lock files are opened through :mod:`ragls.store.boundary`: a link, a FIFO or another user's
+file in place of one is refused, never followed, truncated or waited on.
+
 POSIX ``flock``; on Windows ``msvcrt.locking`` over the file's first byte (exclusive only, so
 there readers lock exclusively too, briefly, which is still correct).
 """
@@ -17,6 +20,8 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from ragls.store.boundary import UnsafeEntry, open_file
 
 try:
     import fcntl
@@ -60,10 +65,11 @@ class WriterLock:
         return self._fd is not None
 
     def try_acquire(self) -> bool:
-        """Take the lock if no live process holds it (OSError if the file cannot be opened)."""
+        """Take the lock if no live process holds it (OSError if the file cannot be opened,
+        UnsafeEntry if it is not a regular file of this user)."""
         if self._fd is not None:
             return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_file(self.path, os.O_RDWR | os.O_CREAT)
         if not _try_lock(fd, exclusive=True, wait=False):
             os.close(fd)
             return False
@@ -83,7 +89,7 @@ class WriterLock:
         if self._fd is not None:
             return None
         try:
-            fd = os.open(self.path, os.O_RDWR)
+            fd = open_file(self.path, os.O_RDWR)
         except OSError:
             return None
         try:
@@ -97,10 +103,11 @@ class WriterLock:
 
 
 @contextmanager
-def reading(path: Path) -> Iterator[None]:
-    """Hold a shared lock on ``path`` while a generation is read (FileNotFoundError if the
-    generation was removed meanwhile: the caller reads the pointer again)."""
-    fd = os.open(path, os.O_RDONLY)
+def reading(path: Path | str, *, dir_fd: int | None = None) -> Iterator[None]:
+    """Hold a shared lock on ``path`` (relative to ``dir_fd`` if given) while a generation is
+    read (FileNotFoundError if the generation was removed meanwhile: the caller reads the
+    pointer again; UnsafeEntry if the file is not a regular one)."""
+    fd = open_file(path, dir_fd=dir_fd)
     try:
         _try_lock(fd, exclusive=fcntl is None, wait=True)
         yield
@@ -111,9 +118,9 @@ def reading(path: Path) -> Iterator[None]:
 def unused(path: Path) -> bool:
     """Whether no process is reading the generation whose readers' lock is ``path``."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return True
+        fd = open_file(path)
+    except (FileNotFoundError, UnsafeEntry):
+        return True  # no reader can hold a lock on what readers refuse to open
     try:
         if not _try_lock(fd, exclusive=True, wait=False):
             return False

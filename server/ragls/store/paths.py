@@ -4,7 +4,9 @@ The cache root is ``$RAGLS_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/ragls``, e
 ``~/.cache/ragls`` (a setting can name another). Each workspace gets a folder named after its
 root's last component and a hash of its resolved path (``flask-3f2a9c0d1e4b5a69``), with a
 ``workspace.json`` that records the root, so ``ragls cache list`` can say which folder a cache
-belongs to and whether that folder still exists.
+belongs to and whether that folder still exists. Both folders are private to the user
+(:mod:`ragls.store.boundary`): created ``0700``, and refused when another user owns them or
+may write them.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import secrets
 import time
 from pathlib import Path
 
-from ragls.store import files
+from ragls.store import boundary, files
 
 CACHE_ENVIRONMENT = "RAGLS_CACHE_DIR"
 WORKSPACE_FILE = "workspace.json"
@@ -50,12 +52,25 @@ def workspace_folder(root: Path, configured: str | os.PathLike[str] | None = Non
 
 
 def prepare_workspace_folder(folder: Path, root: Path) -> None:
-    """Create ``folder`` (private to the user) with its ``workspace.json`` naming ``root``, if
-    they do not exist yet (OSError when they cannot be created)."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """Create ``folder`` (and the cache root above it) private to the user, with its
+    ``workspace.json`` naming ``root``, if they do not exist yet; OSError when they cannot be
+    created, UnsafeEntry (an OSError) when what is there is not private to the user."""
+    boundary.private_root(folder.parent, create=True)
+    boundary.private_folder(folder, create=True)
     marker = folder / WORKSPACE_FILE
-    if not marker.exists():
+    if not os.path.lexists(marker):
         text = json.dumps({"root": str(root), "created": time.time()})
         temporary = folder / f"{WORKSPACE_FILE}.{secrets.token_hex(4)}"
         files.write_durably(temporary, text.encode())
         os.replace(temporary, marker)
+
+
+def check_workspace_folder(folder: Path) -> bool:
+    """Whether ``folder`` exists, after checking that it and the cache root above it are
+    private to the user (UnsafeEntry if not): what a reader does before it reads anything."""
+    try:
+        boundary.private_root(folder.parent, create=False)
+        boundary.private_folder(folder, create=False)
+    except FileNotFoundError:
+        return False
+    return True

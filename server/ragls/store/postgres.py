@@ -1,22 +1,25 @@
 """A generation store in PostgreSQL: one index for a team or a CI fleet (docs/storage.md).
 
 The same contract as the embedded store (:mod:`ragls.store.interface`), over three tables
-created and migrated by this module (``ragls_schema`` holds the schema version; a database of a
-newer schema is refused, not guessed at):
+created and migrated by :mod:`ragls.store.pg_schema` (``ragls_schema`` holds the schema version;
+a database of a newer schema is refused, not guessed at):
 
 * ``ragls_generations``: one row per written generation, keyed by ``(repository, ref)`` (a
   repository identity and a commit, or any name the publisher chose), with its manifest (format,
   codec, configuration fingerprint, each part's size and SHA-256);
 * ``ragls_parts``: the parts' bytes, in pieces of at most 32 MiB (a ``bytea`` holds 1 GB at
-  most, and a large corpus's parts pass that);
+  most, and a large corpus's parts pass that; :mod:`ragls.store.pg_parts`);
 * ``ragls_published``: the pointer, one row per key.
 
 ``save`` inserts the generation and its parts and updates the pointer in one transaction, then
 deletes the key's other generations in the same transaction: readers see the old generation or
 the new one, never a mix, and a writer killed at any moment leaves the previous one published
 (its transaction is rolled back). ``load`` reads pointer, manifest and parts inside one
-repeatable-read transaction, so a generation deleted meanwhile stays visible to it; every part's
-size and checksum are checked before it is decoded.
+repeatable-read transaction, so a generation deleted meanwhile stays visible to it. The
+manifest is schema-checked (:mod:`ragls.store.manifest`), each part's stored size is compared
+with the declared one before anything is allocated for it and its checksum before it is
+decoded with the bounded codec (:mod:`ragls.store.codec`): whoever can write the tables decides
+what the index says, never how much memory a consumer takes or whether it crashes.
 
 One writer per key: ``acquire`` takes a session-level advisory lock on a connection kept open
 while this process writes (released by the server when the connection or the process dies);
@@ -27,7 +30,8 @@ published generation. One opened to *consume* never writes: the service keeps lo
 memory on top of what it loaded. One opened to *publish* writes under its own ``ref``. Stores
 are :attr:`shared`: a generation published from one checkout is used at another path.
 
-The DSN is never logged: :attr:`location` shows host, port, database and key only.
+Every wait is bounded and the DSN is never shown (:mod:`ragls.store.pg_connection`):
+:attr:`location` shows host, port, database and key only, and libpq's messages are redacted.
 """
 
 from __future__ import annotations
@@ -36,7 +40,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -45,118 +48,30 @@ from ragls.core.analyzer import SynonymTable, analyze
 from ragls.core.documents import Document, SearchResult
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k
 from ragls.errors import StoreError
-from ragls.store import files, pg_search
+from ragls.store import files, pg_parts, pg_search
 from ragls.store.copies import PartCopies
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
+from ragls.store.manifest import checked, mismatch, opened
+from ragls.store.pg_connection import connect, require_driver, safe_location
+from ragls.store.pg_schema import check_schema, migrate
+from ragls.store.redaction import first_line, redact
 
 try:  # the optional extra ragls[postgres]
     import psycopg
-    from psycopg import conninfo as _conninfo
 except ImportError:  # pragma: no cover - exercised without the extra installed
     psycopg = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
 FORMAT_VERSION = 1
-PIECE_BYTES = 32 * 1024 * 1024
 INFO_SECONDS = 10.0
-_MIGRATION_LOCK = 0x7261676C73  # "ragls": serialises schema creation across processes
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS ragls_schema (version integer NOT NULL)",
-    """CREATE TABLE IF NOT EXISTS ragls_generations (
-        id bigserial PRIMARY KEY,
-        repository text NOT NULL,
-        ref text NOT NULL,
-        generation integer NOT NULL,
-        config_key text NOT NULL,
-        created double precision NOT NULL,
-        manifest jsonb NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS ragls_generations_key ON ragls_generations (repository, ref)",
-    """CREATE TABLE IF NOT EXISTS ragls_parts (
-        generation_id bigint NOT NULL REFERENCES ragls_generations (id) ON DELETE CASCADE,
-        name text NOT NULL,
-        piece integer NOT NULL,
-        data bytea NOT NULL,
-        PRIMARY KEY (generation_id, name, piece))""",
-    """CREATE TABLE IF NOT EXISTS ragls_published (
-        repository text NOT NULL,
-        ref text NOT NULL,
-        generation_id bigint NOT NULL REFERENCES ragls_generations (id),
-        published_at double precision NOT NULL,
-        PRIMARY KEY (repository, ref))""",
-    *pg_search.SCHEMA,
-)
-
-
-def _require_driver() -> None:
-    if psycopg is None:
-        raise StoreError(
-            "a postgresql:// store needs the optional extra: pip install 'ragls[postgres]'"
-        )
-
-
-def safe_location(dsn: str) -> str:
-    """host:port/database of ``dsn`` without user or password (what logs and status show)."""
-    _require_driver()
-    try:
-        parts = _conninfo.conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError:
-        return "postgresql://(unparsable DSN)"
-    host = parts.get("host") or "localhost"
-    port = parts.get("port") or "5432"
-    return f"postgresql://{host}:{port}/{parts.get('dbname') or ''}"
 
 
 def lock_key(repository: str, ref: str) -> int:
     """The advisory lock key of ``(repository, ref)``: 64 signed bits of their SHA-256."""
     digest = hashlib.sha256(f"{repository}\0{ref}".encode()).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
-
-
-def _newer_schema(version: int) -> StoreError:
-    return StoreError(
-        f"the database holds ragls schema {version}; this ragls knows schema "
-        f"{SCHEMA_VERSION} and will not touch it: upgrade ragls"
-    )
-
-
-def migrate(connection: Any) -> None:
-    """Create or upgrade the schema (idempotent; concurrent callers take turns); StoreError if
-    the database's schema is newer than this ragls knows. Only a publisher migrates: it needs
-    to own the tables (or CREATE on the schema the first time)."""
-    with connection.transaction():
-        connection.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-        for statement in _SCHEMA:
-            connection.execute(statement)
-        row = connection.execute("SELECT max(version) FROM ragls_schema").fetchone()
-        version = row[0] if row else None
-        if version is None:
-            connection.execute("INSERT INTO ragls_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
-        elif version > SCHEMA_VERSION:
-            raise _newer_schema(version)
-
-
-def check_schema(connection: Any) -> None:
-    """What a consumer does instead of :func:`migrate`: it reads the schema version and
-    changes nothing, so a role with SELECT on the tables is all a consumer needs
-    (docs/storage.md, least privilege). StoreError when nothing was published to this
-    database yet, or its schema is not the one this ragls reads."""
-    with connection.transaction():
-        row = connection.execute("SELECT to_regclass('ragls_schema') IS NOT NULL").fetchone()
-        if not row or not row[0]:
-            raise StoreError("the database holds no ragls team index yet (nothing was published)")
-        row = connection.execute("SELECT max(version) FROM ragls_schema").fetchone()
-    version = row[0] if row else None
-    if version is not None and version > SCHEMA_VERSION:
-        raise _newer_schema(version)
-    if version != SCHEMA_VERSION:
-        raise StoreError(
-            f"the database holds ragls schema {version}; this ragls reads schema "
-            f"{SCHEMA_VERSION}: publish once with this ragls to migrate it"
-        )
 
 
 class PostgresStore:
@@ -186,7 +101,7 @@ class PostgresStore:
         database_search: bool = False,
         copies: PartCopies | None = None,
     ) -> None:
-        _require_driver()
+        require_driver()
         self._dsn = dsn
         self.repository = repository
         self.ref = ref
@@ -209,18 +124,18 @@ class PostgresStore:
     def shared(self) -> bool:
         return True
 
+    def _redacted(self, error: BaseException) -> str:
+        return redact(first_line(error), self._dsn)
+
     @property
     def loaded_ref(self) -> str | None:
         """The ref whose generation the last load found (an ancestor of ``ref``, maybe)."""
         return self._loaded_ref
 
-    def _connect(self) -> Any:
-        try:
-            connection = psycopg.connect(
-                self._dsn, application_name=f"ragls pid {os.getpid()}", connect_timeout=10
-            )
-        except psycopg.Error as error:
-            raise StoreError(f"cannot connect to {safe_location(self._dsn)}: {error}") from None
+    def _connect(self, purpose: str) -> Any:
+        """A connection with ``purpose``'s timeouts (ragls.store.pg_connection), the schema
+        checked (a consumer) or migrated (a publisher) the first time."""
+        connection = connect(self._dsn, purpose)
         if not self._migrated:
             try:
                 (migrate if self.publishes else check_schema)(connection)
@@ -233,7 +148,7 @@ class PostgresStore:
                 )
                 raise StoreError(
                     f"{safe_location(self._dsn)}: the ragls schema cannot be "
-                    f"{'prepared' if self.publishes else 'read'} ({error}); {needs}"
+                    f"{'prepared' if self.publishes else 'read'} ({self._redacted(error)}); {needs}"
                 ) from None
             except BaseException:
                 connection.close()
@@ -248,7 +163,7 @@ class PostgresStore:
             return False  # a consumer keeps its changes in memory
         if self._lock is not None and not self._lock.closed:
             return True
-        connection = self._connect()
+        connection = self._connect("publish")
         connection.autocommit = True
         try:
             row = connection.execute(
@@ -256,7 +171,7 @@ class PostgresStore:
             ).fetchone()
         except psycopg.Error as error:
             connection.close()
-            raise StoreError(f"cannot take the writer lock: {error}") from None
+            raise StoreError(f"cannot take the writer lock: {self._redacted(error)}") from None
         if row is None or not row[0]:
             connection.close()
             return False
@@ -290,17 +205,19 @@ class PostgresStore:
 
     def load(self, config_key: str) -> LoadResult:
         try:
-            connection = self._connect()
+            connection = self._connect("load")
         except StoreError as error:
-            return LoadResult(None, str(error))
+            return LoadResult(None, str(error), warning=True)
         try:
             with connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 return self._load(connection, config_key)
-        except (CorruptFile, ValueError, KeyError, TypeError) as error:
+        except (CorruptFile, ValueError, KeyError, TypeError, RecursionError) as error:
             return LoadResult(None, f"the stored generation is unusable: {error}", True)
         except psycopg.Error as error:
-            return LoadResult(None, f"the database cannot be read: {error}")
+            return LoadResult(
+                None, f"the database cannot be read: {self._redacted(error)}", warning=True
+            )
         finally:
             connection.close()
 
@@ -320,59 +237,44 @@ class PostgresStore:
             if len(refs) > 1:
                 where = f"{self.ref} or any of its {len(refs) - 1} ancestors"
             return LoadResult(None, f"no generation of {self.repository} is stored for {where}")
-        ref, generation_id, generation, stored_key, created, manifest = chosen
-        if manifest.get("format") != FORMAT_VERSION:
-            reason = f"it has format {manifest.get('format')}, this ragls reads {FORMAT_VERSION}"
+        ref, generation_id, _, stored_key, _, stored = chosen
+        manifest = opened(stored)
+        reason = mismatch(manifest, FORMAT_VERSION, stored_key, config_key)
+        if reason:
             return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-        if manifest.get("codec") != files.CODEC:
-            reason = f"it was written by {manifest.get('codec')}, this is {files.CODEC}"
-            return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-        if stored_key != config_key:
-            reason = "the configuration changed since it was written"
-            return LoadResult(None, f"the stored generation is unusable: {reason}", True)
-        entries: dict[str, dict[str, Any]] = manifest["parts"]
+        found = checked(manifest)
         copied: dict[str, bytearray] = {}
         if self.copies is not None:
-            for part, entry in entries.items():
-                copy = self.copies.read(entry)
+            for name, part in found.parts.items():
+                copy = self.copies.read(part.entry())
                 if copy is not None:
-                    copied[part] = copy
-        pieces: dict[str, bytearray] = {}
-        missing = [part for part in entries if part not in copied]
-        if missing:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    """SELECT name, data FROM ragls_parts
-                       WHERE generation_id = %s AND name = ANY(%s) ORDER BY name, piece""",
-                    (generation_id, missing),
-                )
-                for name, data in cursor:
-                    pieces.setdefault(name, bytearray()).extend(data)
+                    copied[name] = copy
+        missing = {name: part for name, part in found.parts.items() if name not in copied}
+        pieces = pg_parts.read(connection, generation_id, missing)
 
-        def read(part: str, entry: dict[str, Any]) -> bytearray:
-            if part in copied:
-                return copied[part]  # checked when it was read
-            if part not in pieces:
-                raise CorruptFile(f"{part} is missing")
-            return files.check_bytes(pieces[part], entry, part)
+        def read(name: str, entry: dict[str, Any]) -> bytearray:
+            if name in copied:
+                return copied[name]  # checked when it was read
+            return files.check_bytes(pieces[name], entry, name)
 
-        arrays, objects = files.decode_parts(entries, read)
+        arrays, objects = files.decode_parts(found.parts, read)
         self._loaded_ref = ref
         self.fetched_bytes = sum(len(data) for data in pieces.values())
         if self.copies is not None:
-            fetched = {entries[part]["sha256"]: data for part, data in pieces.items()}
-            self.copies.update(entries.values(), fetched)
+            fetched = {found.parts[name].sha256: data for name, data in pieces.items()}
+            self.copies.update([part.entry() for part in found.parts.values()], fetched)
             log.info(
                 "loaded generation %s of %s@%s: %d of %d parts (%.1f MB) from the database, "
                 "the others from local copies",
-                generation,
+                found.generation,
                 self.repository,
                 ref[:12],
                 len(missing),
-                len(entries),
+                len(found.parts),
                 self.fetched_bytes / 1e6,
             )
-        return LoadResult(Snapshot(int(generation), config_key, arrays, objects, float(created)))
+        snapshot = Snapshot(found.generation, config_key, arrays, objects, found.created)
+        return LoadResult(snapshot)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -401,7 +303,7 @@ class PostgresStore:
             "created": created,
             "parts": parts,
         }
-        connection = self._connect()
+        connection = self._connect("publish")
         try:
             with connection.transaction():
                 row = connection.execute(
@@ -421,12 +323,7 @@ class PostgresStore:
                 with connection.cursor().copy(
                     "COPY ragls_parts (generation_id, name, piece, data) FROM STDIN"
                 ) as copy:
-                    for part, content in payload:
-                        view = memoryview(content).cast("B")
-                        starts = range(0, max(len(view), 1), PIECE_BYTES)
-                        for piece, start in enumerate(starts):
-                            chunk = bytes(view[start : start + PIECE_BYTES])
-                            copy.write_row((generation_id, part, piece, chunk))
+                    pg_parts.write(copy, generation_id, payload)
                 if tables is not None:
                     pg_search.write(connection, generation_id, tables)
                 connection.execute(
@@ -445,7 +342,9 @@ class PostgresStore:
                     self._retire(connection)
             self._loaded_ref = self.ref  # what info shows from now on
         except psycopg.Error as error:
-            raise StoreError(f"writing the index to {self.location} failed: {error}") from None
+            raise StoreError(
+                f"writing the index to {self.location} failed: {self._redacted(error)}"
+            ) from None
         finally:
             self._info = None
             connection.close()
@@ -470,9 +369,9 @@ class PostgresStore:
             return
         self._info = None
         try:
-            connection = self._connect()
+            connection = self._connect("publish")
         except StoreError as error:
-            log.warning("could not discard %s: %s", self.location, error)
+            log.warning("could not discard %s: %s", self.location, self._redacted(error))
             return
         try:
             with connection.transaction():
@@ -485,7 +384,7 @@ class PostgresStore:
                     (self.repository, self.ref),
                 )
         except psycopg.Error as error:
-            log.warning("could not discard %s: %s", self.location, error)
+            log.warning("could not discard %s: %s", self.location, self._redacted(error))
         finally:
             connection.close()
 
@@ -498,14 +397,14 @@ class PostgresStore:
         published with them; StoreError if none is, or the database cannot be read."""
         check_top_k(top_k, MAX_STREAM_TOP_K)
         terms = analyze(check_query(query), query=True, synonyms=synonyms)
-        connection = self._connect()
+        connection = self._connect("search")
         try:
             with connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 generation_id = self._searchable(connection)
                 rows = pg_search.search(connection, generation_id, terms, top_k)
         except psycopg.Error as error:
-            raise StoreError(f"searching {self.location} failed: {error}") from None
+            raise StoreError(f"searching {self.location} failed: {self._redacted(error)}") from None
         finally:
             connection.close()
         return [
@@ -553,7 +452,7 @@ class PostgresStore:
                 "local changes stay in memory"
             )
         try:
-            connection = self._connect()
+            connection = self._connect("status")
         except StoreError:
             return StoreInfo(location=self.location, writer=writer, note=note)
         try:

@@ -1,0 +1,99 @@
+"""A team store's connections: a database that holds a lock costs a consumer seconds and a
+local index, never a hang; a DSN's password appears in no message and no log line. Through the
+CLI and the real daemon as processes, against a real, throwaway PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_restart import call, stop
+from tests.e2e.test_transport import RawClient
+from tests.store.test_team_index import clone_of, project, ragls, team  # noqa: F401
+
+pytestmark = pytest.mark.slow
+psycopg = pytest.importorskip("psycopg", reason="the ragls[postgres] extra is not installed")
+PASSWORD = "hunter2%zz"  # libpq cannot decode "%zz", and quoted it in its error
+
+
+def with_password(dsn: str) -> str:
+    return dsn.replace("postgresql://ragls@", f"postgresql://ragls:{PASSWORD}@")
+
+
+def test_a_locked_table_costs_a_consumer_seconds_and_a_local_index(
+    team: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    ci = project(tmp_path / "ci" / "shop")
+    assert ragls("index", str(ci), "--store", team, cache=tmp_path / "ci-cache").returncode == 0
+    laptop = clone_of(ci, tmp_path / "laptop" / "shop")
+    with psycopg.connect(team) as holder:  # a migration, a VACUUM FULL, a stuck session
+        holder.execute("LOCK TABLE ragls_published IN ACCESS EXCLUSIVE MODE")
+        began = time.monotonic()
+        result = ragls("index", str(laptop), cache=tmp_path / "cache", RAGLS_STORE=team)
+        took = time.monotonic() - began
+        holder.rollback()
+    assert result.returncode == 0, result.stderr
+    assert took < 30, took
+    note = result.stderr[result.stderr.index("cache: note") :]
+    assert "lock timeout" in note and "built from the files" in note
+    found = ragls(
+        "search", str(laptop), "charge card", "-k", "1", cache=tmp_path / "cache", RAGLS_STORE=team
+    )
+    assert "shop/payment.py:1" in found.stdout
+
+
+def test_a_dsn_libpq_cannot_parse_is_never_quoted(team: str, tmp_path: Path) -> None:  # noqa: F811
+    ci = project(tmp_path / "ci" / "shop")
+    laptop = clone_of(ci, tmp_path / "laptop" / "shop")
+    dsn = with_password(team)
+    consumed = ragls("index", str(laptop), cache=tmp_path / "cache", RAGLS_STORE=dsn)
+    published = ragls("index", str(ci), "--store", dsn, cache=tmp_path / "ci-cache")
+    for done in (consumed, published):
+        assert "hunter2" not in done.stdout + done.stderr
+    assert consumed.returncode == 0, consumed.stderr
+    assert "cannot connect to postgresql://" in consumed.stderr
+    assert published.returncode != 0 and "cannot connect" in published.stderr
+
+
+def test_the_daemon_logs_no_password_at_info_level(
+    team: str,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ci = project(tmp_path / "ci" / "shop")
+    laptop = clone_of(ci, tmp_path / "laptop" / "shop")
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    client = RawClient("--log-level", "info")
+    assert client.process.stderr is not None
+    logged: list[bytes] = []
+    reader = threading.Thread(target=lambda: logged.append(client.process.stderr.read()))  # type: ignore[union-attr]
+    reader.start()
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "capabilities": {},
+                "workspaceFolders": [{"uri": laptop.as_uri(), "name": "shop"}],
+                "initializationOptions": {"persistence": {"store": with_password(team)}},
+            },
+        }
+    )
+    messages: list[dict[str, Any]] = [client.answer_to(1)]
+    client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    while (message := client.receive()).get("method") != "rag/indexUpdated":
+        messages.append(message)
+    status = call(client, 2, "rag/status", {})
+    stop(client)
+    reader.join(timeout=30)
+    assert b"Language server initialized" in logged[0]  # the line that held the DSN
+    assert b"hunter2" not in logged[0]
+    assert "hunter2" not in json.dumps([*messages, status])
+    assert "cannot connect to postgresql://" in status["cache"]["detail"]
