@@ -76,9 +76,13 @@ class IndexState:
 
 @dataclass(frozen=True, slots=True)
 class StreamState:
-    """One stream's documents (by id, in the stream's order), index and counters."""
+    """One stream's documents (by id, in the stream's order), index and counters; a stream
+    without an inverted index (the semantic stream) keeps its own named 1-D arrays and the
+    name of the model that made them."""
 
     kind: str
     ids: list[str]
     index: IndexState | None
     counters: Mapping[str, int] = field(default_factory=dict)
+    arrays: Mapping[str, npt.NDArray[Any]] = field(default_factory=dict)
+    model: str | None = None
