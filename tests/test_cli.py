@@ -567,3 +567,26 @@ def test_eval_names_the_line_and_field_of_a_bad_question(tmp_path: Path) -> None
     assert (
         f"{questions}:2: category must be one of symbol, behaviour, architecture" in result.stderr
     )
+
+
+def test_the_semantic_pipeline_answers_by_meaning_from_the_first_search(tmp_path: Path) -> None:
+    root = make_tree(
+        tmp_path / "tree",
+        {
+            "media/images.py": "def resize_image(picture, width, height):\n"
+            "    return picture.scale(width, height)\n",
+            "mail/outbox.py": "def send_email(recipient, subject, body):\n"
+            "    smtp.deliver(recipient, subject, body)\n",
+        },
+    )
+    question = "how do I make a photo smaller?"
+    cache = tmp_path / "cache"
+    for _ in range(2):  # the first run embeds every chunk, the second loads the vectors
+        found = ragls(
+            "search", str(root), question, "--pipeline", "workspace-semantic", "--json", cache=cache
+        )
+        assert found.returncode == 0, found.stderr
+        answer = json.loads(found.stdout)
+        assert answer["results"][0]["metadata"]["file"] == "media/images.py"
+    lexical = ragls("search", str(root), question, "--no-cache", "--json")
+    assert "media/images.py" not in lexical.stdout

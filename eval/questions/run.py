@@ -65,9 +65,12 @@ def evaluate_repository(
     questions = load_questions(questions_file)
     knowledge_base = InMemoryKnowledgeBase()
     service = RagService(
-        pipeline=WORKSPACE, also_serve=list(PIPELINES.values()), knowledge_base=knowledge_base
+        pipeline=WORKSPACE,
+        also_serve=[pipeline_named(name) for name in names],
+        knowledge_base=knowledge_base,
     )
     status = service.index_directory(folder)
+    service.wait_for_embeddings()
     print(
         f"{folder.name}: {status.file_count} files, {status.chunk_count} chunks, {len(questions)} questions",
         file=sys.stderr,

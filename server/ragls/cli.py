@@ -110,6 +110,9 @@ class _Session:
             )
         finally:
             bar.done()
+        # A semantic pipeline answers once every chunk has its vector (embedded in the
+        # background, stored with the generation when the queue drains).
+        self.service.wait_for_embeddings()
         self.seconds = time.perf_counter() - started
 
     def __enter__(self) -> _Session:

@@ -140,11 +140,23 @@ class Corpus:
     queries: list[Query]
 
 
+def serving(pipelines: Sequence[Pipeline] | None) -> RagService:
+    """A workspace service that keeps the streams of ``pipelines`` (None: of every preset
+    without a semantic stream, whose embeddings only a pipeline that asks for them pays)."""
+    if pipelines is None:
+        pipelines = [pipeline for pipeline in PIPELINES.values() if pipeline.semantic == 0]
+    return RagService(pipeline=WORKSPACE, also_serve=list(pipelines))
+
+
 def prepare_corpus(
-    repository: Path, settings: EvalSettings = EvalSettings(), progress: Progress | None = None
+    repository: Path,
+    settings: EvalSettings = EvalSettings(),
+    progress: Progress | None = None,
+    pipelines: Sequence[Pipeline] | None = None,
 ) -> Corpus:
     """Read the window, index the base tree (exported to a temporary folder, removed once
-    indexed: the stores keep the text) and select the queries."""
+    indexed: the stores keep the text; embeddings, if ``pipelines`` need them, are waited
+    for) and select the queries."""
     say = progress or (lambda message: None)
     rev = resolve(repository, settings.rev)
     if not rev:
@@ -159,9 +171,10 @@ def prepare_corpus(
         tree = Path(folder) / "tree"
         tree.mkdir()
         export_tree(repository, base, tree)
-        service = RagService(pipeline=WORKSPACE, also_serve=list(PIPELINES.values()))
+        service = serving(pipelines)
         started = time.perf_counter()
         status = service.index_directory(tree)
+        service.wait_for_embeddings()
         index_seconds = time.perf_counter() - started
     say(f"indexed {status.file_count} files, {status.chunk_count} chunks in {index_seconds:.1f}s")
     queries = qualifying_queries(
@@ -189,7 +202,7 @@ def evaluate_repository(
     """Run the evaluation of the module docstring on the git repository at ``repository``."""
     if not pipelines:
         raise InvalidArgumentError("eval needs at least one pipeline")
-    corpus = prepare_corpus(repository, settings, progress)
+    corpus = prepare_corpus(repository, settings, progress, pipelines)
     report = EvalReport(
         corpus.repository,
         corpus.rev,
@@ -256,11 +269,15 @@ def format_table(report: EvalReport) -> str:
     return "\n".join(lines)
 
 
-def index_folder(folder: Path, progress: Progress | None = None) -> RagService:
-    """A workspace service over ``folder`` that keeps every pipeline's streams (no store)."""
-    service = RagService(pipeline=WORKSPACE, also_serve=list(PIPELINES.values()))
+def index_folder(
+    folder: Path, progress: Progress | None = None, pipelines: Sequence[Pipeline] | None = None
+) -> RagService:
+    """A workspace service over ``folder`` that keeps the streams of ``pipelines`` (see
+    :func:`serving`; no store), its embeddings done if any."""
+    service = serving(pipelines)
     started = time.perf_counter()
     status = service.index_directory(folder)
+    service.wait_for_embeddings()
     if progress is not None:
         progress(
             f"indexed {status.file_count} files, {status.chunk_count} chunks "
@@ -285,7 +302,7 @@ def evaluate_question_folder(
     """Index ``folder`` (a checkout at the questions' commit) once and score every pipeline."""
     if not folder.is_dir():
         raise InvalidArgumentError(f"{folder} is not a folder")
-    service = index_folder(folder, progress)
+    service = index_folder(folder, progress, pipelines)
     return evaluate_questions(
         questions,
         [(pipeline.name, pipeline_search(service, pipeline)) for pipeline in pipelines],

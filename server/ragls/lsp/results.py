@@ -71,6 +71,19 @@ class ProgressView:
 
 
 @attrs.frozen
+class SemanticView:
+    """The semantic stream's embeddings: ``embedded`` chunks have a vector, ``pending`` wait,
+    ``computed`` were embedded by this process (not loaded with a stored generation);
+    ``failure``: why the model stopped, if it did."""
+
+    model: str
+    embedded: int
+    pending: int
+    computed: int
+    failure: str | None
+
+
+@attrs.frozen
 class StatusAnswer:
     """``rag/status`` (and the answer of ``rag/index``, ``rag/clear``, ``rag/createSession``)."""
 
@@ -103,6 +116,7 @@ class StatusAnswer:
     cache: dict[str, Any] | None
     last_run: dict[str, Any] | None
     progress: ProgressView | None
+    semantic: SemanticView | None
 
     @classmethod
     def of(
@@ -153,6 +167,15 @@ class StatusAnswer:
                 status.progress.indexed_files,
                 status.progress.total_files,
                 status.progress.current_file,
+            ),
+            semantic=None
+            if status.semantic is None
+            else SemanticView(
+                status.semantic.model,
+                status.semantic.embedded,
+                status.semantic.pending,
+                status.semantic.computed,
+                status.semantic.failure,
             ),
         )
 

@@ -35,6 +35,8 @@ from ragls.core.fusion import HybridRetriever, StreamSpec
 from ragls.core.knowledge_base import InMemoryKnowledgeBase, KnowledgeBaseStream
 from ragls.core.prompt import render_context_prompt
 from ragls.core.ranking.layer import RankingLayer
+from ragls.core.semantic import KIND as SEMANTIC
+from ragls.core.semantic import SemanticStream
 from ragls.core.validation import check_top_k
 from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.admission import SkipReason
@@ -109,6 +111,9 @@ class RagService:
         self._code = None
         if any(p.uses_code for p in served):
             self._code = CodeStream(weights=self._pipeline.fields)
+        self._semantic = None
+        if any(p.semantic > 0 for p in served):
+            self._semantic = self._new_semantic()
         self._retriever = self.retriever_for(self._pipeline)
         self._index_lock = threading.Lock()
         self._commit_lock = threading.Lock()
@@ -316,6 +321,13 @@ class RagService:
             if pipeline.words > 0:
                 whole = code.view(pipeline.word_fields, name="words")
                 streams.append((whole, pipeline.words, pipeline.words_kinds))
+        if pipeline.semantic > 0:
+            if self._semantic is None:
+                raise InvalidArgumentError(
+                    f"pipeline {pipeline.name!r} needs the semantic stream, which this service "
+                    f"({self._pipeline.name!r} pipeline) does not keep"
+                )
+            streams.append((self._semantic, pipeline.semantic, pipeline.semantic_kinds))
         ranking = None
         if pipeline.ranking is not None:
             counter = self._code
@@ -345,13 +357,37 @@ class RagService:
                 self._code.replace_documents((), documents)
             elif not chosen.uses_code:
                 self._code = None
+            if chosen.semantic > 0 and self._semantic is None:
+                documents = documents if documents is not None else self._knowledge_base.list()
+                self._semantic = self._new_semantic()
+                self._semantic.replace_documents((), documents)  # embedded in the background
+            elif chosen.semantic == 0 and self._semantic is not None:
+                self._semantic.clear()  # its worker stops at the next batch
+                self._semantic = None
             self._pipeline = chosen
             self._retriever = self.retriever_for(chosen)
         self._changed()
 
     def _streams(self) -> list[IndexedStream]:
         """The streams that keep their own copy of the corpus, beside the knowledge base."""
-        return [stream for stream in (self._bm25, self._code) if stream is not None]
+        kept = (self._bm25, self._code, self._semantic)
+        return [stream for stream in kept if stream is not None]
+
+    def _new_semantic(self) -> SemanticStream:
+        from ragls.models.static import shared_embedder
+
+        return SemanticStream(shared_embedder(), on_embedded=self._embedded)
+
+    def _embedded(self) -> None:
+        """The semantic stream's queue drained: store its vectors with the generation."""
+        self._changed()
+
+    def wait_for_embeddings(self, timeout: float | None = None) -> bool:
+        """Wait until every chunk has its vector (True at once without a semantic stream);
+        False if ``timeout`` passed first. Searches never wait: this is for one-shot callers
+        (the CLI, the eval) that want the semantic stream complete before they ask."""
+        semantic = self._semantic
+        return True if semantic is None else semantic.wait(timeout)
 
     def warnings(self) -> tuple[str, ...]:
         """What makes this session's answers incomplete right now (see IndexStatus.warnings).
@@ -463,6 +499,7 @@ class RagService:
         with self._commit_lock:
             added = len(self._added)
         indexing = self.is_indexing()
+        semantic = self._semantic
         return dataclasses.replace(
             status,
             indexing=indexing,
@@ -473,6 +510,7 @@ class RagService:
             bm25_evicted=0 if stats is None else stats.evicted,
             bm25_expired=0 if stats is None else stats.expired,
             persistence=None if self._persistence is None else self._persistence.status(),
+            semantic=None if semantic is None else semantic.status(),
         )
 
     # -- persistence (SPEC §11) ----------------------------------------------------------------
@@ -517,6 +555,8 @@ class RagService:
             streams["bm25"] = (self._bm25.max_documents, self._bm25.ttl_seconds)
         if self._code is not None:
             streams["code"] = (None, None)
+        # Not the semantic stream: a generation without vectors is loaded and embedded in the
+        # background, and one with vectors serves a session without the stream all the same.
         return snapshot.config_key(streams, config, self._indexer.limits)
 
     def _warm_start(self, persistence: Persistence, config: KnowledgeSourceConfig) -> None:
@@ -563,6 +603,8 @@ class RagService:
         for kind, stream in (("bm25", self._bm25), ("code", self._code)):
             if stream is not None:
                 stream.restore_state(state.streams[kind], documents)
+        if self._semantic is not None:  # vectors of another model, or none: embedded again
+            self._semantic.restore_state(state.streams.get(SEMANTIC), documents)
         root = Path(state.root) if state.root else None
         if root is not None:
             self._indexer.restore_records(root, state.records, state.skips, documents)
@@ -592,6 +634,8 @@ class RagService:
             for kind, stream in (("bm25", self._bm25), ("code", self._code)):
                 if stream is not None:
                     streams[kind] = stream.export_state()
+            if self._semantic is not None:
+                streams[SEMANTIC] = self._semantic.export_state()
             config = self._last_config
             return snapshot.ServiceState(
                 generation=self._status.generation,

@@ -166,8 +166,9 @@ SETTINGS: tuple[Setting, ...] = (
         WORKSPACE.name,
         "The ranking: `workspace` is the code stream (identifier sub-tokens, symbol and path "
         "fields; docs/retrieval.md has the measurements), `seed` is BM25 0.6 + TF-IDF 0.4 over "
-        "plain words; the others are measurement presets. Applies at once: a stream the new "
-        "pipeline needs is built from the stored chunks, nothing is re-read.",
+        "plain words; `workspace-semantic` adds static embeddings, computed in the background "
+        "(needs the `semantic` extra); the others are measurement presets. Applies at once: a "
+        "stream the new pipeline needs is built from the stored chunks, nothing is re-read.",
         choices=tuple(PIPELINES),
     ),
     Setting(

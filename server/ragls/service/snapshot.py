@@ -44,7 +44,7 @@ class ServiceState:
     generation: int
     documents: list[Document]  # the knowledge base's, in its order
     added: list[str]  # ids of the documents added through the API
-    streams: dict[str, StreamState]  # by kind: tfidf, bm25, code
+    streams: dict[str, StreamState]  # by kind: tfidf, bm25, code, semantic
     root: str | None
     records: list[RecordState]
     skips: list[tuple[str, str, str]]
@@ -124,7 +124,10 @@ def to_snapshot(state: ServiceState, key: str) -> Snapshot:
             "ids": stream.ids,
             "counters": dict(stream.counters),
             "indexed": stream.index is not None,
+            "arrays": sorted(stream.arrays),
+            "model": stream.model,
         }
+        arrays |= {f"{kind}-{name}": array for name, array in stream.arrays.items()}
         if stream.index is not None:
             index_arrays, index_objects = stream.index.parts()
             arrays |= {f"{kind}.{name}": array for name, array in index_arrays.items()}
@@ -151,7 +154,13 @@ def from_snapshot(snapshot: Snapshot) -> ServiceState:
             prefix = f"{kind}."
             index_arrays = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
             index = IndexState.from_parts(index_arrays, objects[f"{kind}.index"])  # type: ignore[arg-type]
-        streams[kind] = StreamState(kind, list(described["ids"]), index, described["counters"])
+        own = {name: arrays[f"{kind}-{name}"] for name in described.get("arrays", ())}
+        model = described.get("model")
+        if model is not None and not isinstance(model, str):
+            raise TypeError("a stream's model name is not a string")
+        streams[kind] = StreamState(
+            kind, list(described["ids"]), index, described["counters"], own, model
+        )
     return ServiceState(
         generation=snapshot.generation,
         documents=documents,

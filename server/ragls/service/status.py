@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
 
+from ragls.core.semantic import SemanticStatus
 from ragls.service.tracked import hint
 
 
@@ -79,6 +80,8 @@ class IndexStatus:
     persistence: PersistenceStatus | None = None
     # The running index run's latest tick (files done of files to read); None when idle.
     progress: IndexProgress | None = None
+    # The semantic stream's progress; None when the session's pipelines have none.
+    semantic: SemanticStatus | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
