@@ -17,7 +17,9 @@ logged; a store that cannot be written (read-only or full cache directory) leave
 memory with the reason in status, and saving is tried again after the next change. A process
 that is not the writer (another process holds the workspace's lock) loads the published
 generation, keeps its own changes in memory, and says in status who owns the index; it takes
-over as writer at its next save once the owner is gone.
+over as writer at its next save once the owner is gone. A writer whose lock file was removed
+under it (``rm -rf`` of the cache) and taken by another process becomes such a reader, with
+the reason in status (:mod:`ragls.store.embedded`).
 """
 
 from __future__ import annotations
@@ -163,6 +165,10 @@ class Persistence:
         try:
             self._save()
         except StoreError as error:
+            info = self.store.info()
+            if not info.writer and info.note:  # no longer the writer (its lock file was removed)
+                self._set("reader", _reader_text(info))
+                return False
             if self.detail != str(error):
                 log.warning("%s; the index stays in memory", error)
             self._set("failed", str(error))
