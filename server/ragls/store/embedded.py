@@ -105,7 +105,22 @@ class EmbeddedStore:
             raise StoreError(f"cannot use the cache folder {self.folder}: {error}") from error
         if taken:
             self._lost = ""
+            try:
+                self._probe()
+            except OSError as error:
+                self._lock.release()  # a writer that cannot write is none
+                raise StoreError(
+                    f"the cache folder {self.folder} cannot be written: {error.strerror or error}"
+                ) from error
         return taken
+
+    def _probe(self) -> None:
+        """Create and remove a folder as a save would (its ``tmp-`` name is collected if this
+        process dies in between): a folder that cannot be written is found before the index
+        is built, and said then, not after the answer the save follows."""
+        probe = self.folder / f"tmp-probe-{secrets.token_hex(4)}"
+        probe.mkdir(mode=boundary.PRIVATE_FOLDER_MODE)
+        probe.rmdir()
 
     def release(self) -> None:
         with self._guard:
@@ -184,7 +199,7 @@ class EmbeddedStore:
             ) as error:
                 return LoadResult(None, f"the stored generation is unusable: {error}", True)
             except OSError as error:
-                return LoadResult(None, f"the cache folder cannot be read: {error}")
+                return LoadResult(None, f"the cache folder cannot be read: {error}", warning=True)
         return LoadResult(None, "the stored generation kept changing while it was read")
 
     def _load(self, name: str, manifest_sum: str, config_key: str) -> LoadResult:
