@@ -78,3 +78,24 @@ def test_a_cache_folder_that_cannot_be_written_is_a_warning_naming_the_cause(
     assert row(index.stderr, "warning", f"the index is not saved: {cause}"), index.stderr
     assert any(cause in warning for warning in warnings), warnings
     assert f"ragls: warning: the index is not saved: {cause}" in stderr
+
+
+def test_a_missing_manifest_is_named_as_the_reason(tmp_path: Path) -> None:
+    root, cache, folder = indexed(tmp_path)
+    (generation,) = folder.glob("g*")
+    (generation / "manifest.json").unlink()
+    warnings, stderr = search_json(cache, root, "charge")
+    reason = f"its manifest {generation.name}/manifest.json is missing"
+    assert any(reason in warning for warning in warnings), warnings
+    assert "kept changing" not in stderr + " ".join(warnings)
+
+
+def test_a_missing_generation_folder_is_named_as_the_reason(tmp_path: Path) -> None:
+    root, cache, folder = indexed(tmp_path)
+    (generation,) = folder.glob("g*")
+    shutil.rmtree(generation)
+    index = ragls(cache, "index", str(root))
+    assert index.returncode == 0, index.stderr
+    assert f"its folder {generation.name}, which CURRENT names, is missing" in index.stderr
+    assert "kept changing" not in index.stderr
+    assert row(index.stderr, "cache", "saved:"), index.stderr  # rebuilt and stored again

@@ -187,8 +187,13 @@ class EmbeddedStore:
                 if pointer is None:
                     return LoadResult(None, "no generation is stored yet")
                 return self._load(*pointer, config_key)
-            except FileNotFoundError:
-                continue  # removed after a newer one was published: read the pointer again
+            except _Missing as missing:
+                try:
+                    if self._pointer() != pointer:
+                        continue  # removed after a newer one was published: read it again
+                except (OSError, CorruptFile, ValueError, KeyError, TypeError):
+                    continue  # the next attempt says what is wrong with the pointer
+                return LoadResult(None, f"the stored generation is unusable: {missing}", True)
             except (
                 CorruptFile,
                 UnsafeEntry,
@@ -203,11 +208,17 @@ class EmbeddedStore:
         return LoadResult(None, "the stored generation kept changing while it was read")
 
     def _load(self, name: str, manifest_sum: str, config_key: str) -> LoadResult:
-        with (
-            boundary.FolderHandle(self.folder / name) as generation,
-            reading(generation.relative(READERS), dir_fd=generation.fd),
-        ):
-            data = generation.read(MANIFEST, MANIFEST_LIMIT)
+        with contextlib.ExitStack() as stack:
+            try:
+                generation = stack.enter_context(boundary.FolderHandle(self.folder / name))
+            except FileNotFoundError:
+                raise _Missing(f"its folder {name}, which {POINTER} names, is missing") from None
+            try:
+                stack.enter_context(reading(generation.relative(READERS), dir_fd=generation.fd))
+                data = generation.read(MANIFEST, MANIFEST_LIMIT)
+            except FileNotFoundError as error:
+                what = "its manifest " if error.filename == MANIFEST else ""
+                raise _Missing(f"{what}{name}/{error.filename} is missing") from None
             if files.sha256_of(data) != manifest_sum:
                 raise CorruptFile("the manifest fails its checksum")
             manifest = opened(json.loads(data))
@@ -319,6 +330,11 @@ class EmbeddedStore:
             owner_pid=self._lock.owner_pid(),
             note="" if writer else self._lost,
         )
+
+
+class _Missing(FileNotFoundError):
+    """The generation the pointer names lacks its folder or a file opened before its manifest
+    is read (parts missing are :class:`~ragls.store.files.MissingFile`)."""
 
 
 def read_pointer(folder: Path) -> tuple[str, str] | None:
