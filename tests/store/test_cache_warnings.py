@@ -99,3 +99,26 @@ def test_a_missing_generation_folder_is_named_as_the_reason(tmp_path: Path) -> N
     assert f"its folder {generation.name}, which CURRENT names, is missing" in index.stderr
     assert "kept changing" not in index.stderr
     assert row(index.stderr, "cache", "saved:"), index.stderr  # rebuilt and stored again
+
+
+@needs_modes
+def test_an_old_generation_that_cannot_be_removed_does_not_fail_the_save(
+    tmp_path: Path,
+) -> None:
+    root, cache, folder = indexed(tmp_path)
+    old = folder / "g000000-0a0a0a"
+    old.mkdir()
+    (old / "readers.lock").touch()
+    old.chmod(0o000)
+    (root / "pay.py").write_text("def refund(card):\n    return card\n")
+    try:
+        index = ragls(cache, "index", str(root))
+    finally:
+        old.chmod(0o700)
+    assert index.returncode == 0, index.stderr
+    assert "Traceback" not in index.stderr and "failed" not in index.stderr
+    assert row(index.stderr, "cache", "saved:"), index.stderr
+    assert row(index.stderr, "warning", f"old generations could not be removed from {folder}:")
+    assert "Permission denied" in index.stderr
+    current = json.loads((folder / "CURRENT").read_text())["generation"]
+    assert sorted(entry.name for entry in folder.glob("g*")) == [old.name, current]

@@ -245,6 +245,8 @@ class Persistence:
             found.append(f"the index is not saved: {self.detail}")
         if not info.writer and info.note and not self.store.shared:  # its lock file removed
             found.append(f"the index is not saved: {info.note}")
+        if info.problem:
+            found.append(info.problem)
         return tuple(found)
 
     def status(self) -> PersistenceStatus:

@@ -84,6 +84,7 @@ class EmbeddedStore:
         self._lock = WriterLock(self.folder / LOCK)
         self._guard = threading.Lock()  # the save thread and status both confirm the lock
         self._lost = ""  # why this process stopped writing, after its lock file was removed
+        self._prune_problem = ""  # what the last clean-up could not remove, and why
 
     @property
     def location(self) -> str:
@@ -295,16 +296,37 @@ class EmbeddedStore:
     def _collect(self, keep: str) -> None:
         """Remove every generation but ``keep`` that no reader holds, and every tmp- folder
         (only the writer writes, so a tmp- folder is one a dead writer left). The lock is
-        confirmed before each removal: a process that is no longer the writer removes nothing."""
-        for entry in self.folder.iterdir():
+        confirmed before each removal: a process that is no longer the writer removes nothing.
+        One that cannot be removed (an unreadable folder) is left, and said in a warning and in
+        status (``StoreInfo.problem``): the generation was published all the same."""
+        problems = []
+        try:
+            entries = sorted(self.folder.iterdir())
+        except OSError as error:
+            entries, problems = [], [str(error)]
+        for entry in entries:
             if entry.name == keep or not boundary.is_folder(entry):
                 continue  # a link is not ours to follow, nor to remove
-            if entry.name.startswith("g") and not unused(entry / READERS):
-                continue  # a reader is loading it; the next save removes it
-            if entry.name.startswith(("g", "tmp-")):
+            if not entry.name.startswith(("g", "tmp-")):
+                continue
+            try:
+                if entry.name.startswith("g") and not unused(entry / READERS):
+                    continue  # a reader is loading it; the next save removes it
                 if not self._still_writer():
                     return
-                _remove(entry)
+                boundary.remove_folder(entry)
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                problems.append(str(error))
+        problem = ""
+        if problems:
+            problem = f"old generations could not be removed from {self.folder}: " + "; ".join(
+                problems
+            )
+            if problem != self._prune_problem:
+                log.warning("%s (the new generation is published all the same)", problem)
+        self._prune_problem = problem
 
     def discard(self) -> None:
         if not self._still_writer():
@@ -329,6 +351,7 @@ class EmbeddedStore:
             writer=writer,
             owner_pid=self._lock.owner_pid(),
             note="" if writer else self._lost,
+            problem=self._prune_problem,
         )
 
 
