@@ -14,7 +14,8 @@ import pytest
 
 from tests.e2e.test_restart import call, stop
 from tests.e2e.test_transport import RawClient
-from tests.store.test_team_index import clone_of, project, ragls, team  # noqa: F401
+from tests.gitrepo import git
+from tests.store.test_team_index import clone_of, head, project, ragls, team  # noqa: F401
 
 pytestmark = pytest.mark.slow
 psycopg = pytest.importorskip("psycopg", reason="the ragls[postgres] extra is not installed")
@@ -151,3 +152,23 @@ def test_a_consumer_that_cannot_reach_the_team_index_says_it_fell_back(
     assert "reads the team index" not in cache["detail"]
     assert any("cannot connect to postgresql://" in warning for warning in status["warnings"])
     assert "hunter2" not in json.dumps(status)
+
+
+def test_status_names_the_ancestor_it_loaded_not_the_unpublished_commit(
+    team: str,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ci = project(tmp_path / "ci" / "shop")
+    assert ragls("index", str(ci), "--store", team, cache=tmp_path / "ci-cache").returncode == 0
+    published = head(ci)
+    laptop = clone_of(ci, tmp_path / "laptop" / "shop")
+    (laptop / "shop" / "payment.py").write_text("def refund_card(card):\n    return card\n")
+    git(laptop, "commit", "-q", "-am", "not published")
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    statuses = daemon_statuses(laptop, {"persistence": {"store": team}})
+    loaded = [status["cache"] for status in statuses if status["cache"]["loadedGeneration"]]
+    assert loaded and loaded[-1]["loadedGeneration"] == 1
+    for cache in loaded:  # from the first answer after the load on, not 10 s later
+        assert f"published for {published[:12]}" in cache["detail"], cache["detail"]
+        assert head(laptop)[:12] not in cache["detail"]
