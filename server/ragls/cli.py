@@ -161,8 +161,17 @@ def _location(result: SearchResult) -> str:
     return f"{file}:{metadata.get('start_line', '1')}-{metadata.get('end_line', '')}".rstrip("-")
 
 
+def _warnings(service: RagService) -> list[str]:
+    """What makes this answer incomplete (BM25's coverage) and what went wrong with the
+    stored index (a cache folder that cannot be written, a stored generation not used), each
+    naming its cause."""
+    persistence = service.persistence
+    stored = () if persistence is None else persistence.warnings()
+    return [*service.warnings(), *stored]
+
+
 def _warn(service: RagService) -> None:
-    for warning in service.warnings():
+    for warning in _warnings(service):
         print(f"ragls: warning: {warning}", file=sys.stderr)
 
 
@@ -178,6 +187,10 @@ def command_index(args: argparse.Namespace) -> int:
             "--repository, --ref, --keep and --database-search need --store or --publish"
         )
     with _Session(args, publication) as session:
+        persistence = session.service.persistence
+        if publication is None and persistence is not None:
+            persistence.flush()  # the summary says whether the index was stored, and if not why
+            session.status = session.service.get_status()
         code = _report_index(session, args)
         return _publish(session) if publication is not None else code
 
@@ -252,7 +265,7 @@ def _answer_search(session: _Session, args: argparse.Namespace) -> int:
     if args.json:
         answer = {
             "results": wire.ranked_json(results),
-            "warnings": list(service.warnings()),
+            "warnings": _warnings(service),
             "generation": service.generation,
             "stale": False,  # the command reconciled with the files before it searched
         }

@@ -187,3 +187,34 @@ def test_part_names_are_plain_file_names(store: EmbeddedStore) -> None:
         store.save(bad)
     assert store.load("key").reason == "no generation is stored yet"
     assert not [p for p in store.folder.iterdir() if p.is_dir()]
+
+
+def test_a_writer_whose_lock_file_was_removed_and_taken_writes_and_removes_nothing(
+    tmp_path: Path,
+) -> None:
+    first = EmbeddedStore(tmp_path / "workspace", tmp_path / "cache")
+    assert first.acquire()
+    first.save(snapshot(1))
+    (first.folder / "writer.lock").unlink()  # rm -rf of the cache, in small
+    second = EmbeddedStore(tmp_path / "workspace", tmp_path / "cache")
+    assert second.acquire()
+    second.save(snapshot(2))
+    kept = sorted(os.listdir(second.folder))
+    with pytest.raises(StoreError, match=r"writer\.lock was removed or replaced"):
+        first.save(snapshot(3))
+    assert sorted(os.listdir(second.folder)) == kept  # nothing of the writer's removed
+    assert not first.acquire()
+    info = first.info()
+    assert not info.writer and info.owner_pid == os.getpid()
+    assert "writer.lock was removed or replaced" in info.note
+
+
+def test_a_writer_takes_its_removed_lock_file_again_when_nobody_else_did(tmp_path: Path) -> None:
+    store = EmbeddedStore(tmp_path / "workspace", tmp_path / "cache")
+    assert store.acquire()
+    store.save(snapshot(1))
+    (store.folder / "writer.lock").unlink()
+    store.save(snapshot(2))
+    assert store.info().writer and (store.folder / "writer.lock").is_file()
+    other = EmbeddedStore(tmp_path / "workspace", tmp_path / "cache")
+    assert not other.acquire()  # the new file is locked: no second writer

@@ -14,7 +14,8 @@ import pytest
 
 from tests.e2e.test_restart import call, stop
 from tests.e2e.test_transport import RawClient
-from tests.store.test_team_index import clone_of, project, ragls, team  # noqa: F401
+from tests.gitrepo import git
+from tests.store.test_team_index import clone_of, head, project, ragls, team  # noqa: F401
 
 pytestmark = pytest.mark.slow
 psycopg = pytest.importorskip("psycopg", reason="the ragls[postgres] extra is not installed")
@@ -97,3 +98,77 @@ def test_the_daemon_logs_no_password_at_info_level(
     assert b"hunter2" not in logged[0]
     assert "hunter2" not in json.dumps([*messages, status])
     assert "cannot connect to postgresql://" in status["cache"]["detail"]
+
+
+def daemon_statuses(laptop: Path, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every ``rag/status`` of a real daemon on ``laptop`` asked for without pause from
+    ``initialized`` until its first generation, and one after it."""
+    client = RawClient()
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "capabilities": {},
+                "workspaceFolders": [{"uri": laptop.as_uri(), "name": "shop"}],
+                "initializationOptions": options,
+            },
+        }
+    )
+    client.answer_to(1)
+    client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    statuses, updated, request = [], False, 10
+    while not updated:
+        request += 1
+        client.send({"jsonrpc": "2.0", "id": request, "method": "rag/status", "params": {}})
+        while (message := client.receive()).get("id") != request:
+            updated = updated or message.get("method") == "rag/indexUpdated"
+        statuses.append(message["result"])
+    statuses.append(call(client, 2, "rag/status", {}))
+    stop(client)
+    return statuses
+
+
+def daemon_status(laptop: Path, options: dict[str, Any]) -> dict[str, Any]:
+    """``rag/status`` of a real daemon on ``laptop`` right after its first generation."""
+    return daemon_statuses(laptop, options)[-1]
+
+
+def test_a_consumer_that_cannot_reach_the_team_index_says_it_fell_back(
+    team: str,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ci = project(tmp_path / "ci" / "shop")
+    assert ragls("index", str(ci), "--store", team, cache=tmp_path / "ci-cache").returncode == 0
+    laptop = clone_of(ci, tmp_path / "laptop" / "shop")
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    status = daemon_status(laptop, {"persistence": {"store": with_password(team)}})
+    cache = status["cache"]
+    assert cache["loadedGeneration"] is None
+    assert cache["detail"].startswith("fell back to a local index built from the files")
+    assert "cannot connect to postgresql://" in cache["detail"]
+    assert "reads the team index" not in cache["detail"]
+    assert any("cannot connect to postgresql://" in warning for warning in status["warnings"])
+    assert "hunter2" not in json.dumps(status)
+
+
+def test_status_names_the_ancestor_it_loaded_not_the_unpublished_commit(
+    team: str,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ci = project(tmp_path / "ci" / "shop")
+    assert ragls("index", str(ci), "--store", team, cache=tmp_path / "ci-cache").returncode == 0
+    published = head(ci)
+    laptop = clone_of(ci, tmp_path / "laptop" / "shop")
+    (laptop / "shop" / "payment.py").write_text("def refund_card(card):\n    return card\n")
+    git(laptop, "commit", "-q", "-am", "not published")
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    statuses = daemon_statuses(laptop, {"persistence": {"store": team}})
+    loaded = [status["cache"] for status in statuses if status["cache"]["loadedGeneration"]]
+    assert loaded and loaded[-1]["loadedGeneration"] == 1
+    for cache in loaded:  # from the first answer after the load on, not 10 s later
+        assert f"published for {published[:12]}" in cache["detail"], cache["detail"]
+        assert head(laptop)[:12] not in cache["detail"]

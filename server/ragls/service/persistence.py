@@ -17,7 +17,9 @@ logged; a store that cannot be written (read-only or full cache directory) leave
 memory with the reason in status, and saving is tried again after the next change. A process
 that is not the writer (another process holds the workspace's lock) loads the published
 generation, keeps its own changes in memory, and says in status who owns the index; it takes
-over as writer at its next save once the owner is gone.
+over as writer at its next save once the owner is gone. A writer whose lock file was removed
+under it (``rm -rf`` of the cache) and taken by another process becomes such a reader, with
+the reason in status (:mod:`ragls.store.embedded`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class Persistence:
         self.loaded_generation: int | None = None
         self.load_seconds: float | None = None
         self.problem = ""  # why the stored generation was refused (shown to readers too)
+        self.unreadable = False  # the store could not be read at all (down, unreachable)
         self.saves = 0
 
     def bind(self, save: Callable[[], None]) -> None:
@@ -77,6 +80,8 @@ class Persistence:
             if self.store.acquire():
                 return True
         except StoreError as error:
+            if self.detail != str(error):
+                log.warning("%s; the index stays in memory", error)
             self._set("failed", str(error))
             return False
         self._set("reader", _reader_text(self.store.info()))
@@ -103,6 +108,7 @@ class Persistence:
             elif result.warning:
                 log.warning("%s: %s; indexing from the files", self.store.location, result.reason)
                 self.problem = result.reason
+                self.unreadable = True
             else:
                 log.info("%s: %s", self.store.location, result.reason)
             if writer:
@@ -163,6 +169,10 @@ class Persistence:
         try:
             self._save()
         except StoreError as error:
+            info = self.store.info()
+            if not info.writer and info.note:  # no longer the writer (its lock file was removed)
+                self._set("reader", _reader_text(info))
+                return False
             if self.detail != str(error):
                 log.warning("%s; the index stays in memory", error)
             self._set("failed", str(error))
@@ -219,12 +229,38 @@ class Persistence:
     def _set(self, state: str, detail: str) -> None:
         self.state, self.detail = state, detail
 
+    def warnings(self) -> tuple[str, ...]:
+        """What the user must be told about the stored index, each naming its cause (the CLI
+        prints them and puts them in ``--json`` ``warnings``; status lists them too)."""
+        return self._warnings(self.store.info())
+
+    def _warnings(self, info: StoreInfo) -> tuple[str, ...]:
+        found = []
+        if self.problem and self.loaded_generation is None:
+            found.append(
+                f"the stored index was not used: {self.problem}; this index was built from the "
+                "files"
+            )
+        if self.state == "failed":
+            found.append(f"the index is not saved: {self.detail}")
+        if not info.writer and info.note and not self.store.shared:  # its lock file removed
+            found.append(f"the index is not saved: {info.note}")
+        if info.problem:
+            found.append(info.problem)
+        return tuple(found)
+
     def status(self) -> PersistenceStatus:
         info = self.store.info()
         state, detail = self.state, self.detail
         if state == "reader" or (not info.writer and (info.owner_pid is not None or info.note)):
             state, detail = "reader", _reader_text(info)
-            if self.problem:  # a reader discards nothing, but must say it indexed the files
+            if self.unreadable and self.loaded_generation is None:
+                # It reads nothing from the store it names: say so, and why, not its note.
+                detail = (
+                    f"fell back to a local index built from the files, kept in memory: "
+                    f"{self.problem}"
+                )
+            elif self.problem:  # a reader discards nothing, but must say it indexed the files
                 detail = f"{detail}; {self.problem}, so this index was built from the files"
         return PersistenceStatus(
             state=state,
@@ -237,6 +273,7 @@ class Persistence:
             detail=detail,
             loaded_generation=self.loaded_generation,
             load_seconds=self.load_seconds,
+            warnings=self._warnings(info),
         )
 
 

@@ -40,6 +40,8 @@ class PersistenceStatus:
     detail: str
     loaded_generation: int | None
     load_seconds: float | None
+    # Problems of the stored index, each naming its cause (Persistence.warnings).
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +87,10 @@ class IndexStatus:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """What makes answers incomplete, in words a user can act on (empty when nothing does)."""
-        return coverage_warnings(self.bm25_documents, self.corpus_documents)
+        """What makes answers incomplete or the index unsaved, in words a user can act on
+        (empty when nothing does): BM25's coverage, then the stored index's problems."""
+        stored = () if self.persistence is None else self.persistence.warnings
+        return coverage_warnings(self.bm25_documents, self.corpus_documents) + stored
 
     @property
     def hints(self) -> tuple[str, ...]:

@@ -23,6 +23,12 @@ then each part's size and checksum before decoding it; the first thing that does
 the load with its reason. A generation removed between reading the pointer and opening it (a
 writer published meanwhile) is retried with the new pointer.
 
+The writer checks before each write and each removal that the lock it holds is still on the
+``writer.lock`` that is there (:meth:`ragls.store.locking.WriterLock.confirm`): after an
+``rm -rf`` of the cache or a replaced lock file it takes the lock again (re-creating the folder)
+if no other process took it, and otherwise stops writing, with the reason in status; so two
+processes never publish or prune in one folder, each believing it is the writer.
+
 Nothing is read or written before the cache root and the workspace's folder are checked to be
 private to the user, and every entry is opened without following links or blocking
 (:mod:`ragls.store.boundary`): a link, a FIFO or a foreign folder makes the cache unusable
@@ -36,6 +42,7 @@ import json
 import logging
 import os
 import secrets
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -75,6 +82,9 @@ class EmbeddedStore:
         self.root = root.resolve()
         self.folder = workspace_folder(self.root, cache_dir)
         self._lock = WriterLock(self.folder / LOCK)
+        self._guard = threading.Lock()  # the save thread and status both confirm the lock
+        self._lost = ""  # why this process stopped writing, after its lock file was removed
+        self._prune_problem = ""  # what the last clean-up could not remove, and why
 
     @property
     def location(self) -> str:
@@ -88,15 +98,76 @@ class EmbeddedStore:
 
     def acquire(self) -> bool:
         if self._lock.held:
-            return True
+            return self._still_writer()
         try:
             prepare_workspace_folder(self.folder, self.root)
-            return self._lock.try_acquire()
+            taken = self._lock.try_acquire()
         except OSError as error:
             raise StoreError(f"cannot use the cache folder {self.folder}: {error}") from error
+        if taken:
+            self._lost = ""
+            try:
+                self._probe()
+            except OSError as error:
+                self._lock.release()  # a writer that cannot write is none
+                raise StoreError(
+                    f"the cache folder {self.folder} cannot be written: {error.strerror or error}"
+                ) from error
+        return taken
+
+    def _probe(self) -> None:
+        """Create and remove a folder as a save would (its ``tmp-`` name is collected if this
+        process dies in between): a folder that cannot be written is found before the index
+        is built, and said then, not after the answer the save follows."""
+        probe = self.folder / f"tmp-probe-{secrets.token_hex(4)}"
+        probe.mkdir(mode=boundary.PRIVATE_FOLDER_MODE)
+        probe.rmdir()
 
     def release(self) -> None:
-        self._lock.release()
+        with self._guard:
+            self._lock.release()
+
+    def _still_writer(self) -> bool:
+        """Whether this process still holds the writer lock. A lock file removed or replaced
+        under it (``rm -rf`` of the cache) is locked again if nobody else has locked the new
+        one, the folder re-created if it is gone; otherwise this process stops being the
+        writer and :attr:`_lost` says why (status shows it)."""
+        with self._guard:
+            if not self._lock.held:
+                return False
+            try:
+                if not self._lock.lost():
+                    return True
+                prepare_workspace_folder(self.folder, self.root)
+                retaken = self._lock.confirm()
+                problem = ""
+            except OSError as error:
+                self._lock.release()
+                retaken, problem = False, f": {error}"
+            if retaken:
+                log.warning(
+                    "%s: %s was removed or replaced while this process held it; it took the "
+                    "lock again, as no other process had",
+                    self.folder,
+                    LOCK,
+                )
+                return True
+            owner = self._lock.owner_pid()
+            by = f"process {owner}" if owner else "another process"
+            taken = f"{by} took the lock" if not problem else f"it cannot be taken again{problem}"
+            self._lost = (
+                f"{LOCK} was removed or replaced while this process wrote the index, and "
+                f"{taken}; this one keeps its changes in memory"
+            )
+            log.warning("%s: %s", self.folder, self._lost)
+            return False
+
+    def _not_writer(self) -> StoreError:
+        if self._lost:
+            return StoreError(f"{self.folder}: {self._lost}")
+        owner = self._lock.owner_pid()
+        by = f"process {owner}" if owner else "another process"
+        return StoreError(f"the index of {self.root} is written by {by}, not this one")
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -117,8 +188,13 @@ class EmbeddedStore:
                 if pointer is None:
                     return LoadResult(None, "no generation is stored yet")
                 return self._load(*pointer, config_key)
-            except FileNotFoundError:
-                continue  # removed after a newer one was published: read the pointer again
+            except _Missing as missing:
+                try:
+                    if self._pointer() != pointer:
+                        continue  # removed after a newer one was published: read it again
+                except (OSError, CorruptFile, ValueError, KeyError, TypeError):
+                    continue  # the next attempt says what is wrong with the pointer
+                return LoadResult(None, f"the stored generation is unusable: {missing}", True)
             except (
                 CorruptFile,
                 UnsafeEntry,
@@ -129,15 +205,21 @@ class EmbeddedStore:
             ) as error:
                 return LoadResult(None, f"the stored generation is unusable: {error}", True)
             except OSError as error:
-                return LoadResult(None, f"the cache folder cannot be read: {error}")
+                return LoadResult(None, f"the cache folder cannot be read: {error}", warning=True)
         return LoadResult(None, "the stored generation kept changing while it was read")
 
     def _load(self, name: str, manifest_sum: str, config_key: str) -> LoadResult:
-        with (
-            boundary.FolderHandle(self.folder / name) as generation,
-            reading(generation.relative(READERS), dir_fd=generation.fd),
-        ):
-            data = generation.read(MANIFEST, MANIFEST_LIMIT)
+        with contextlib.ExitStack() as stack:
+            try:
+                generation = stack.enter_context(boundary.FolderHandle(self.folder / name))
+            except FileNotFoundError:
+                raise _Missing(f"its folder {name}, which {POINTER} names, is missing") from None
+            try:
+                stack.enter_context(reading(generation.relative(READERS), dir_fd=generation.fd))
+                data = generation.read(MANIFEST, MANIFEST_LIMIT)
+            except FileNotFoundError as error:
+                what = "its manifest " if error.filename == MANIFEST else ""
+                raise _Missing(f"{what}{name}/{error.filename} is missing") from None
             if files.sha256_of(data) != manifest_sum:
                 raise CorruptFile("the manifest fails its checksum")
             manifest = opened(json.loads(data))
@@ -157,16 +239,17 @@ class EmbeddedStore:
     # -- writing -------------------------------------------------------------------------------
 
     def save(self, snapshot: Snapshot) -> None:
-        if not self._lock.held:
-            owner = self._lock.owner_pid()
-            by = f"process {owner}" if owner else "another process"
-            raise StoreError(f"the index of {self.root} is written by {by}, not this one")
+        if not self._still_writer():
+            raise self._not_writer()
         name = f"g{snapshot.generation:06d}-{secrets.token_hex(3)}"
         temporary = self.folder / f"tmp-{name}"
         try:
             manifest = self._write(temporary, snapshot)
             os.rename(temporary, self.folder / name)
             files.sync_directory(self.folder)
+            if not self._still_writer():  # lost while writing: publish nothing, remove ours
+                _remove(self.folder / name)
+                raise self._not_writer()
             pointer = json.dumps({"generation": name, "manifest": files.sha256_of(manifest)})
             staged = self.folder / f"{POINTER}.tmp"
             staged.unlink(missing_ok=True)
@@ -212,17 +295,41 @@ class EmbeddedStore:
 
     def _collect(self, keep: str) -> None:
         """Remove every generation but ``keep`` that no reader holds, and every tmp- folder
-        (only the writer writes, so a tmp- folder is one a dead writer left)."""
-        for entry in self.folder.iterdir():
+        (only the writer writes, so a tmp- folder is one a dead writer left). The lock is
+        confirmed before each removal: a process that is no longer the writer removes nothing.
+        One that cannot be removed (an unreadable folder) is left, and said in a warning and in
+        status (``StoreInfo.problem``): the generation was published all the same."""
+        problems = []
+        try:
+            entries = sorted(self.folder.iterdir())
+        except OSError as error:
+            entries, problems = [], [str(error)]
+        for entry in entries:
             if entry.name == keep or not boundary.is_folder(entry):
                 continue  # a link is not ours to follow, nor to remove
-            if entry.name.startswith("g") and not unused(entry / READERS):
-                continue  # a reader is loading it; the next save removes it
-            if entry.name.startswith(("g", "tmp-")):
-                _remove(entry)
+            if not entry.name.startswith(("g", "tmp-")):
+                continue
+            try:
+                if entry.name.startswith("g") and not unused(entry / READERS):
+                    continue  # a reader is loading it; the next save removes it
+                if not self._still_writer():
+                    return
+                boundary.remove_folder(entry)
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                problems.append(str(error))
+        problem = ""
+        if problems:
+            problem = f"old generations could not be removed from {self.folder}: " + "; ".join(
+                problems
+            )
+            if problem != self._prune_problem:
+                log.warning("%s (the new generation is published all the same)", problem)
+        self._prune_problem = problem
 
     def discard(self) -> None:
-        if not self._lock.held:
+        if not self._still_writer():
             return
         try:
             (self.folder / POINTER).unlink(missing_ok=True)
@@ -234,15 +341,23 @@ class EmbeddedStore:
     # -- status --------------------------------------------------------------------------------
 
     def info(self) -> StoreInfo:
+        writer = self._still_writer()
         generation, written = published(self.folder)
         return StoreInfo(
             location=str(self.folder),
             bytes_on_disk=folder_size(self.folder),
             generation=generation,
             written_at=written,
-            writer=self._lock.held,
+            writer=writer,
             owner_pid=self._lock.owner_pid(),
+            note="" if writer else self._lost,
+            problem=self._prune_problem,
         )
+
+
+class _Missing(FileNotFoundError):
+    """The generation the pointer names lacks its folder or a file opened before its manifest
+    is read (parts missing are :class:`~ragls.store.files.MissingFile`)."""
 
 
 def read_pointer(folder: Path) -> tuple[str, str] | None:

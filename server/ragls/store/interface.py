@@ -68,6 +68,7 @@ class StoreInfo:
     writer: bool = False  # whether this process may write
     owner_pid: int | None = None  # the writer's pid when another process is the writer
     note: str = ""  # why this process only reads, when the store says so (a shared index)
+    problem: str = ""  # what the last save could not do though it published (old generations)
 
 
 class GenerationStore(Protocol):

@@ -10,6 +10,14 @@ while it loads; the writer removes an old generation only if it can lock that fi
 Lock files are opened through :mod:`ragls.store.boundary`: a link, a FIFO or another user's
 file in place of one is refused, never followed, truncated or waited on.
 
+A lock is held on an open file, not on a name: if ``writer.lock`` is removed (``rm -rf`` of the
+cache) or replaced while a process holds it, the next process creates a new file and locks that,
+and two processes would each believe they are the writer. So the holder checks, before each
+write and each removal (:meth:`WriterLock.confirm`), that the file it holds is still the one at
+the path (same device and inode); if not, it lets the orphan go and tries to lock the file now
+there (creating it if it is gone). Either it holds the lock again, or another process holds it
+and this one is no longer the writer.
+
 POSIX ``flock``; on Windows ``msvcrt.locking`` over the file's first byte (exclusive only, so
 there readers lock exclusively too, briefly, which is still correct).
 """
@@ -77,6 +85,32 @@ class WriterLock:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
         return True
+
+    def lost(self) -> bool:
+        """Whether the lock this process holds is no longer on the file at :attr:`path` (it
+        was removed or replaced); False when no lock is held."""
+        fd = self._fd
+        if fd is None:
+            return False
+        held = os.fstat(fd)
+        try:
+            found = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return True
+        return (found.st_dev, found.st_ino) != (held.st_dev, held.st_ino)
+
+    def confirm(self) -> bool:
+        """Whether this process still holds the writer lock: if the file it locked was removed
+        or replaced, the orphaned lock is let go and the file at :attr:`path` locked instead
+        (created if it is gone; the caller re-creates the folder). False when no lock is held
+        or another process holds the new one (OSError or UnsafeEntry as :meth:`try_acquire`
+        raises them, the old lock let go)."""
+        if self._fd is None:
+            return False
+        if not self.lost():
+            return True
+        self.release()
+        return self.try_acquire()
 
     def release(self) -> None:
         fd, self._fd = self._fd, None

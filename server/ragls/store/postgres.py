@@ -37,6 +37,7 @@ Every wait is bounded and the DSN is never shown (:mod:`ragls.store.pg_connectio
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -259,6 +260,7 @@ class PostgresStore:
 
         arrays, objects = files.decode_parts(found.parts, read)
         self._loaded_ref = ref
+        self._info = None  # status names the ref loaded from now on, not one cached before
         self.fetched_bytes = sum(len(data) for data in pieces.values())
         if self.copies is not None:
             fetched = {found.parts[name].sha256: data for name, data in pieces.items()}
@@ -437,20 +439,25 @@ class PostgresStore:
         cached = self._info
         now = time.monotonic()
         if cached is not None and now - cached[0] < INFO_SECONDS:
-            return cached[1]
+            return dataclasses.replace(cached[1], note=self._note())  # the ref loaded now
         info = self._read_info()
         self._info = (now, info)
         return info
 
+    def _note(self) -> str:
+        """What a consumer says it reads: the ref whose generation it loaded (an ancestor of
+        its checkout's commit, maybe), else the commit it looks for."""
+        if self.publishes:
+            return ""
+        shown = self._loaded_ref or self.ref
+        return (
+            f"reads the team index of {self.repository} published for {shown[:12]}; "
+            "local changes stay in memory"
+        )
+
     def _read_info(self) -> StoreInfo:
         writer = self._lock is not None and not self._lock.closed
-        note = ""
-        if not self.publishes:
-            shown = self._loaded_ref or self.ref
-            note = (
-                f"reads the team index of {self.repository} published for {shown[:12]}; "
-                "local changes stay in memory"
-            )
+        note = self._note()
         try:
             connection = self._connect("status")
         except StoreError:
