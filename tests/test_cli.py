@@ -567,3 +567,23 @@ def test_eval_names_the_line_and_field_of_a_bad_question(tmp_path: Path) -> None
     assert (
         f"{questions}:2: category must be one of symbol, behaviour, architecture" in result.stderr
     )
+
+
+def files_re_read(stderr: str) -> int:
+    found = re.search(r"from the stored index; (\d+) files re-read", stderr)
+    assert found is not None, stderr
+    return int(found.group(1))
+
+
+def test_files_touched_without_a_change_are_read_once_and_not_again(tmp_path: Path) -> None:
+    files = {f"pkg/mod_{i}.py": f"def helper_{i}(value):\n    return value\n" for i in range(6)}
+    root, cache = make_tree(tmp_path / "tree", files), tmp_path / "cache"
+    assert ragls("index", str(root), cache=cache).returncode == 0
+    for path in root.rglob("*.py"):  # a new mtime, well in the past (not racy), same content
+        older = path.stat().st_mtime_ns - 100 * 10**9
+        os.utime(path, ns=(older, older))
+    first = ragls("search", str(root), "helper value", cache=cache)
+    assert files_re_read(first.stderr) == 6
+    for _ in range(2):
+        again = ragls("search", str(root), "helper value", cache=cache)
+        assert files_re_read(again.stderr) == 0

@@ -50,7 +50,9 @@ RecordState = tuple[str, str, int, int, int, int, int, list[str], tuple[str, str
 
 @dataclass(frozen=True, slots=True)
 class IndexReport:
-    """What one committed run did; ``files_read`` and ``files_chunked`` measure its work."""
+    """What one committed run did; ``files_read`` and ``files_chunked`` measure its work.
+    ``files_refreshed`` counts files read whose content matched their fingerprint (a touch, a
+    checkout back and forth): their chunks stay, only their stat records are new."""
 
     root: Path
     file_count: int
@@ -65,6 +67,7 @@ class IndexReport:
     errors: list[str] = field(default_factory=list)
     cut_lines: int = 0
     changed_paths_run: bool = False
+    files_refreshed: int = 0
 
 
 class FileIndexer:
@@ -219,7 +222,7 @@ class FileIndexer:
         self._check_source_caps(candidates, staged)
 
         errors: list[str] = []
-        files_read = files_chunked = cut_lines = 0
+        files_read = files_chunked = files_refreshed = cut_lines = 0
         total = len(candidates)
         static = self.ingestion.static_key(config)
 
@@ -255,6 +258,8 @@ class FileIndexer:
                         files_read += 1
                     if processed.status is Status.CHUNKED:
                         files_chunked += 1
+                    if processed.status is Status.SAME:
+                        files_refreshed += 1
                     cut_lines += processed.cut_lines
                 if record is not None:
                     staged[candidate.path] = record
@@ -309,6 +314,7 @@ class FileIndexer:
             errors=errors,
             cut_lines=cut_lines,
             changed_paths_run=changed_paths is not None and same_root,
+            files_refreshed=files_refreshed,
         )
 
     # -- steps ---------------------------------------------------------------------------------

@@ -208,9 +208,15 @@ class RagService:
                 redacted=MappingProxyType(self._indexer.redactions),
                 windowed_languages=MappingProxyType(self._indexer.windowed_languages),
             )
-            # Saved when what answers changed; a file re-read with the same content (a touch)
-            # only refreshes its stat record, which is not worth rewriting the whole store.
-            if result.chunks_added or result.chunks_removed or result.files_removed:
+            # Saved when what answers changed, and when a file was re-read with the same
+            # content (a touch, a checkout back and forth): its new stat record must reach the
+            # store too, or every later start would read the file again, forever.
+            if (
+                result.chunks_added
+                or result.chunks_removed
+                or result.files_removed
+                or result.files_refreshed
+            ):
                 self._changed()
         return self.get_status()
 
