@@ -587,3 +587,12 @@ def test_files_touched_without_a_change_are_read_once_and_not_again(tmp_path: Pa
     for _ in range(2):
         again = ragls("search", str(root), "helper value", cache=cache)
         assert files_re_read(again.stderr) == 0
+
+
+def test_index_says_its_generation_is_stored_once_it_is(tmp_path: Path) -> None:
+    root, cache = sample(tmp_path / "tree"), tmp_path / "cache"
+    summary = ragls("index", str(root), cache=cache).stderr
+    assert re.search(r"^cache +saved: ", summary, re.MULTILINE), summary
+    assert "no generation is stored yet" not in summary, summary
+    listed = json.loads(ragls("cache", "list", "--json", "--cache-dir", str(cache)).stdout)
+    assert [entry["generation"] for entry in listed] == [1]

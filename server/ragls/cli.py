@@ -175,8 +175,19 @@ def command_index(args: argparse.Namespace) -> int:
             "--repository, --ref, --keep and --database-search need --store or --publish"
         )
     with _Session(args, publication) as session:
-        code = _report_index(session, args)
-        return _publish(session) if publication is not None else code
+        # Stored before the summary is printed, so that what it says of the cache is true.
+        code = _publish(session) if publication is not None else _save(session)
+        _report_index(session, args)
+        return code
+
+
+def _save(session: _Session) -> int:
+    """Write the generation now rather than when the session closes (the same single write);
+    a store that cannot be written is said in the summary, as the daemon's status says it."""
+    persistence = session.service.persistence
+    if persistence is not None:
+        persistence.flush()
+    return 0
 
 
 def _publish(session: _Session) -> int:
@@ -216,8 +227,8 @@ def _wait_for_the_writer_lock(persistence: Persistence) -> None:
 
 
 def _report_index(session: _Session, args: argparse.Namespace) -> int:
-    service, status = session.service, session.status
-    print(_summary(status, session.seconds), file=sys.stderr)
+    service = session.service
+    print(_summary(service.get_status(), session.seconds), file=sys.stderr)
     report = service.last_report
     if args.verbose and report is not None:
         for item in report.skipped:
