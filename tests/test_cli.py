@@ -596,3 +596,14 @@ def test_index_says_its_generation_is_stored_once_it_is(tmp_path: Path) -> None:
     assert "no generation is stored yet" not in summary, summary
     listed = json.loads(ragls("cache", "list", "--json", "--cache-dir", str(cache)).stdout)
     assert [entry["generation"] for entry in listed] == [1]
+
+
+def test_another_pipeline_starts_from_the_stored_chunks(tmp_path: Path) -> None:
+    root, cache = sample(tmp_path / "tree"), tmp_path / "cache"
+    assert ragls("index", str(root), cache=cache).returncode == 0
+    seed = ragls("search", str(root), "charge card", "--pipeline", "seed", cache=cache)
+    assert files_re_read(seed.stderr) == 0
+    assert " 1. b/payments.py:1-2" in seed.stdout, seed.stdout
+    back = ragls("search", str(root), "charge card", cache=cache)
+    assert files_re_read(back.stderr) == 0
+    assert " 1. b/payments.py:1-2" in back.stdout, back.stdout

@@ -126,17 +126,21 @@ def test_a_damaged_generation_is_rebuilt_from_the_files(tmp_path: Path, damage: 
     assert third.get_status().persistence.loaded_generation is not None  # type: ignore[union-attr]
 
 
-def test_another_pipeline_rebuilds_rather_than_reads(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("stored", "loaded"), [(WORKSPACE, SEED), (SEED, WORKSPACE)])
+def test_another_pipeline_builds_its_streams_from_the_stored_chunks(
+    tmp_path: Path, stored: Pipeline, loaded: Pipeline
+) -> None:
     root, cache = tree(tmp_path / "tree"), tmp_path / "cache"
-    indexed_and_saved(root, cache, WORKSPACE)
-    seed = service(root, cache, SEED)
-    seed.index_directory(root)
-    status = seed.get_status()
-    assert status.persistence is not None and status.persistence.loaded_generation is None
-    assert "configuration changed" in status.persistence.detail
-    fresh = RagService()
+    indexed_and_saved(root, cache, stored)
+    other = service(root, cache, loaded)
+    other.index_directory(root)
+    status = other.get_status()
+    assert status.persistence is not None and status.persistence.loaded_generation is not None
+    report = other.last_report
+    assert report is not None and report.files_read == 0
+    fresh = RagService(pipeline=loaded)
     fresh.index_directory(root)
-    assert answers(seed) == answers(fresh)
+    assert answers(other) == answers(fresh)
 
 
 def test_a_cleared_index_does_not_come_back(tmp_path: Path) -> None:

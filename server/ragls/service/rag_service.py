@@ -518,12 +518,9 @@ class RagService:
             self._persistence.changed()
 
     def _config_key(self, config: KnowledgeSourceConfig) -> str:
-        streams: dict[str, tuple[int | None, float | None]] = {"tfidf": (None, None)}
-        if self._bm25 is not None:
-            streams["bm25"] = (self._bm25.max_documents, self._bm25.ttl_seconds)
-        if self._code is not None:
-            streams["code"] = (None, None)
-        return snapshot.config_key(streams, config, self._indexer.limits)
+        bm25 = self._bm25
+        bounds = (None, None) if bm25 is None else (bm25.max_documents, bm25.ttl_seconds)
+        return snapshot.config_key(config, self._indexer.limits, bounds)
 
     def _warm_start(self, persistence: Persistence, config: KnowledgeSourceConfig) -> None:
         """Load the stored generation of ``config``'s root into this (empty) service before its
@@ -567,8 +564,14 @@ class RagService:
         documents = {document.id: document for document in state.documents}
         self._knowledge_base.restore_state(state.streams["tfidf"], documents)
         for kind, stream in (("bm25", self._bm25), ("code", self._code)):
-            if stream is not None:
-                stream.restore_state(state.streams[kind], documents)
+            if stream is None:
+                continue
+            stored = state.streams.get(kind)
+            if stored is not None:
+                stream.restore_state(stored, documents)
+            else:  # stored by another pipeline: built from its chunks, as set_pipeline does
+                stream.clear()
+                stream.replace_documents((), state.documents)
         root = Path(state.root) if state.root else None
         if root is not None:
             self._indexer.restore_records(root, state.records, state.skips, documents)
