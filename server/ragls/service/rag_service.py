@@ -562,6 +562,9 @@ class RagService:
     def _restore_state(self, state: snapshot.ServiceState) -> None:
         """Install ``state`` (commit lock held; raises if it does not fit)."""
         documents = {document.id: document for document in state.documents}
+        # The generation first: searches take no lock, and an answer from a store restored a
+        # moment ago is an answer of the stored generation, never of "generation 0" (SPEC §11).
+        self._status = snapshot.status_from(state.status, state.generation)
         self._knowledge_base.restore_state(state.streams["tfidf"], documents)
         for kind, stream in (("bm25", self._bm25), ("code", self._code)):
             if stream is None:
