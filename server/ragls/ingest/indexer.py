@@ -37,7 +37,7 @@ from ragls.ingest.generation import difference
 from ragls.ingest.ignore.defaults import is_ignore_file_name
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
-from ragls.ingest.parallel import default_workers, process_all
+from ragls.ingest.parallel import WORKER_NICENESS, default_workers, process_all
 from ragls.ingest.pipeline import Processed, Status
 from ragls.ingest.secrets import markers_in
 from ragls.ingest.walk import Candidate, walk
@@ -77,12 +77,15 @@ class FileIndexer:
         ingestion: FileIngestionService | None = None,
         *,
         workers: int | None = None,
+        worker_niceness: int = WORKER_NICENESS,
     ) -> None:
         """``workers``: processes for extraction and chunking in big runs (None: one per core,
-        at most 8; 1: always in the calling thread). See ``ragls.ingest.parallel``."""
+        at most 8; 1: always in the calling thread), run at ``worker_niceness`` or lower
+        priority (0: the caller's). See ``ragls.ingest.parallel``."""
         self.ingestion = ingestion if ingestion is not None else FileIngestionService(limits)
         self.limits = self.ingestion.limits
         self.workers = default_workers() if workers is None else max(1, workers)
+        self.worker_niceness = worker_niceness
         self._root: Path | None = None
         self._records: dict[str, FileRecord] = {}
         self._skips: dict[str, Skipped] = {}  # the committed generation's, by path
@@ -239,7 +242,7 @@ class FileIndexer:
             for candidate in candidates
             if not trusted(prior := previous.get(candidate.path), candidate)
         ]
-        results = process_all(self.ingestion, config, pending, self.workers)
+        results = process_all(self.ingestion, config, pending, self.workers, self.worker_niceness)
         try:
             for position, candidate in enumerate(candidates, start=1):
                 if cancelled is not None and cancelled():

@@ -250,6 +250,12 @@ class RagService:
         with self._index_lock:
             self._indexer.set_limits(limits)
 
+    def set_worker_niceness(self, niceness: int) -> None:
+        """The CPU niceness of the indexing worker processes from the next run on (0: this
+        process's priority; see ``ragls.ingest.parallel``)."""
+        with self._index_lock:
+            self._indexer.worker_niceness = niceness
+
     def indexed_files(self) -> list[str]:
         """The files of the current generation (POSIX paths relative to the indexed root)."""
         with self._commit_lock:
