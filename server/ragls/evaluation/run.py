@@ -46,7 +46,7 @@ from ragls.evaluation.questions import (
 )
 from ragls.service.pipelines import PIPELINES, WORKSPACE, Pipeline
 from ragls.service.rag_service import RagService
-from ragls.service.status import IndexStatus
+from ragls.service.status import IndexProgress, IndexStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +124,7 @@ class EvalReport:
 
 
 Progress = Callable[[str], None]
+IndexProgressCallback = Callable[[IndexProgress], None]
 
 
 @dataclass
@@ -141,10 +142,14 @@ class Corpus:
 
 
 def prepare_corpus(
-    repository: Path, settings: EvalSettings = EvalSettings(), progress: Progress | None = None
+    repository: Path,
+    settings: EvalSettings = EvalSettings(),
+    progress: Progress | None = None,
+    index_progress: IndexProgressCallback | None = None,
 ) -> Corpus:
     """Read the window, index the base tree (exported to a temporary folder, removed once
-    indexed: the stores keep the text) and select the queries."""
+    indexed: the stores keep the text) and select the queries. ``index_progress`` hears the
+    index run's progress (files done and total)."""
     say = progress or (lambda message: None)
     rev = resolve(repository, settings.rev)
     if not rev:
@@ -161,7 +166,7 @@ def prepare_corpus(
         export_tree(repository, base, tree)
         service = RagService(pipeline=WORKSPACE, also_serve=list(PIPELINES.values()))
         started = time.perf_counter()
-        status = service.index_directory(tree)
+        status = service.index_directory(tree, index_progress)
         index_seconds = time.perf_counter() - started
     say(f"indexed {status.file_count} files, {status.chunk_count} chunks in {index_seconds:.1f}s")
     queries = qualifying_queries(
@@ -185,11 +190,13 @@ def evaluate_repository(
     pipelines: Sequence[Pipeline],
     settings: EvalSettings = EvalSettings(),
     progress: Progress | None = None,
+    *,
+    index_progress: IndexProgressCallback | None = None,
 ) -> EvalReport:
     """Run the evaluation of the module docstring on the git repository at ``repository``."""
     if not pipelines:
         raise InvalidArgumentError("eval needs at least one pipeline")
-    corpus = prepare_corpus(repository, settings, progress)
+    corpus = prepare_corpus(repository, settings, progress, index_progress)
     report = EvalReport(
         corpus.repository,
         corpus.rev,
@@ -256,11 +263,15 @@ def format_table(report: EvalReport) -> str:
     return "\n".join(lines)
 
 
-def index_folder(folder: Path, progress: Progress | None = None) -> RagService:
+def index_folder(
+    folder: Path,
+    progress: Progress | None = None,
+    index_progress: IndexProgressCallback | None = None,
+) -> RagService:
     """A workspace service over ``folder`` that keeps every pipeline's streams (no store)."""
     service = RagService(pipeline=WORKSPACE, also_serve=list(PIPELINES.values()))
     started = time.perf_counter()
-    status = service.index_directory(folder)
+    status = service.index_directory(folder, index_progress)
     if progress is not None:
         progress(
             f"indexed {status.file_count} files, {status.chunk_count} chunks "
@@ -281,11 +292,13 @@ def evaluate_question_folder(
     pipelines: Sequence[Pipeline],
     settings: EvalSettings = EvalSettings(),
     progress: Progress | None = None,
+    *,
+    index_progress: IndexProgressCallback | None = None,
 ) -> QuestionReport:
     """Index ``folder`` (a checkout at the questions' commit) once and score every pipeline."""
     if not folder.is_dir():
         raise InvalidArgumentError(f"{folder} is not a folder")
-    service = index_folder(folder, progress)
+    service = index_folder(folder, progress, index_progress)
     return evaluate_questions(
         questions,
         [(pipeline.name, pipeline_search(service, pipeline)) for pipeline in pipelines],
