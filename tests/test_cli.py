@@ -6,9 +6,12 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.gitrepo import git
 from tests.ingest.trees import make_tree
@@ -590,3 +593,111 @@ def test_the_semantic_pipeline_answers_by_meaning_from_the_first_search(tmp_path
         assert answer["results"][0]["metadata"]["file"] == "media/images.py"
     lexical = ragls("search", str(root), question, "--no-cache", "--json")
     assert "media/images.py" not in lexical.stdout
+
+
+def files_re_read(stderr: str) -> int:
+    found = re.search(r"from the stored index; (\d+) files re-read", stderr)
+    assert found is not None, stderr
+    return int(found.group(1))
+
+
+def test_files_touched_without_a_change_are_read_once_and_not_again(tmp_path: Path) -> None:
+    files = {f"pkg/mod_{i}.py": f"def helper_{i}(value):\n    return value\n" for i in range(6)}
+    root, cache = make_tree(tmp_path / "tree", files), tmp_path / "cache"
+    assert ragls("index", str(root), cache=cache).returncode == 0
+    for path in root.rglob("*.py"):  # a new mtime, well in the past (not racy), same content
+        older = path.stat().st_mtime_ns - 100 * 10**9
+        os.utime(path, ns=(older, older))
+    first = ragls("search", str(root), "helper value", cache=cache)
+    assert files_re_read(first.stderr) == 6
+    for _ in range(2):
+        again = ragls("search", str(root), "helper value", cache=cache)
+        assert files_re_read(again.stderr) == 0
+
+
+def test_index_says_its_generation_is_stored_once_it_is(tmp_path: Path) -> None:
+    root, cache = sample(tmp_path / "tree"), tmp_path / "cache"
+    summary = ragls("index", str(root), cache=cache).stderr
+    assert re.search(r"^cache +saved: ", summary, re.MULTILINE), summary
+    assert "no generation is stored yet" not in summary, summary
+    listed = json.loads(ragls("cache", "list", "--json", "--cache-dir", str(cache)).stdout)
+    assert [entry["generation"] for entry in listed] == [1]
+
+
+def test_another_pipeline_starts_from_the_stored_chunks(tmp_path: Path) -> None:
+    root, cache = sample(tmp_path / "tree"), tmp_path / "cache"
+    assert ragls("index", str(root), cache=cache).returncode == 0
+    seed = ragls("search", str(root), "charge card", "--pipeline", "seed", cache=cache)
+    assert files_re_read(seed.stderr) == 0
+    assert " 1. b/payments.py:1-2" in seed.stdout, seed.stdout
+    back = ragls("search", str(root), "charge card", cache=cache)
+    assert files_re_read(back.stderr) == 0
+    assert " 1. b/payments.py:1-2" in back.stdout, back.stdout
+
+
+def ragls_with_progress(*args: str, seconds: str = "0") -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "RAGLS_PROGRESS_SECONDS": seconds}
+    return subprocess.run(
+        [sys.executable, "-m", "ragls", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+    )
+
+
+def progress_tree(root: Path) -> Path:
+    return make_tree(root, {f"pkg/mod_{i}.py": f"def helper_{i}():\n    pass\n" for i in range(8)})
+
+
+def test_index_prints_plain_progress_lines_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
+    root = progress_tree(tmp_path / "tree")
+    result = ragls_with_progress("index", str(root), "--no-cache")
+    assert result.returncode == 0, result.stderr
+    done = re.findall(r"^ragls: indexing (\d+)/8 files", result.stderr, re.MULTILINE)
+    assert done == [str(n) for n in range(1, 9)], result.stderr
+    assert re.search(r"^ragls: indexing 8/8 files, \d+ files/s, about 0s left", result.stderr, re.M)
+    assert re.search(r"^ragls: indexed 8/8 files in \d+s$", result.stderr, re.MULTILINE)
+    assert "\r" not in result.stderr and result.stdout == ""
+
+
+def test_a_short_run_and_json_output_print_no_progress(tmp_path: Path) -> None:
+    root = progress_tree(tmp_path / "tree")
+    quick = ragls_with_progress("index", str(root), "--no-cache", seconds="10")
+    assert "ragls: indexing" not in quick.stderr, quick.stderr
+    answer = ragls_with_progress("search", str(root), "helper", "--json", "--no-cache")
+    assert "ragls: indexing" not in answer.stderr, answer.stderr
+    assert json.loads(answer.stdout)["results"]
+
+
+def test_index_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    pty = pytest.importorskip("pty")
+    root = progress_tree(tmp_path / "tree")
+    leader, follower = pty.openpty()
+    termios = pytest.importorskip("termios")
+    fcntl = pytest.importorskip("fcntl")
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    environment = {**os.environ, "RAGLS_PROGRESS_SECONDS": "0"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ragls", "index", str(root), "--no-cache"],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env=environment,
+    )
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the process closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert process.wait(timeout=120) == 0
+    assert process.stdout is not None and process.stdout.read() == b""
+    text = shown.decode(errors="replace")
+    assert re.search(r"\d/8 \[", text) and "file/s" in text, text  # done/total, rate
+    assert "\r" in text and "ragls: indexing" not in text, text
+    assert re.search(r"^files +8", text.replace("\r", "\n"), re.MULTILINE), text

@@ -19,10 +19,11 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ragls import __version__
 from ragls.cli_batch import answer_queries
+from ragls.cli_progress import IndexProgressDisplay
 from ragls.core.documents import SearchResult
 from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.config import KnowledgeSourceConfig
@@ -35,7 +36,7 @@ from ragls.service.options import WorkspaceOptions
 from ragls.service.persistence import Persistence
 from ragls.service.pipelines import PIPELINES, WORKSPACE
 from ragls.service.rag_service import RagService
-from ragls.service.status import IndexProgress, IndexStatus
+from ragls.service.status import IndexStatus
 from ragls.service.stores import (
     DEFAULT_KEEP,
     Publication,
@@ -48,36 +49,6 @@ from ragls.store.redaction import RedactingFilter, redact
 
 CLI_SESSION = "cli"
 PUBLISH_WAIT_SECONDS = 900.0  # how long a publish waits for another publisher of its commit
-
-
-class _ProgressBar:
-    """A one-line progress display on a terminal; silent when stderr is not one."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-        self._live = stream.isatty()
-        self._last = 0.0
-
-    def __call__(self, progress: IndexProgress) -> None:
-        if not self._live:
-            return
-        now = time.monotonic()
-        if now - self._last < 0.1 and progress.indexed_files < progress.total_files:
-            return
-        self._last = now
-        width = 30
-        filled = width * progress.indexed_files // max(progress.total_files, 1)
-        name = progress.current_file[-40:]
-        self._stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] "
-            f"{progress.indexed_files}/{progress.total_files} {name:<40}"
-        )
-        self._stream.flush()
-
-    def done(self) -> None:
-        if self._live:
-            self._stream.write("\r" + " " * 100 + "\r")
-            self._stream.flush()
 
 
 class _Session:
@@ -102,14 +73,14 @@ class _Session:
         self.service = self.workspace.open_session(
             CLI_SESSION, root if root.is_dir() else None
         ).service
-        bar = _ProgressBar(sys.stderr)
+        display = IndexProgressDisplay(sys.stderr, enabled=not getattr(args, "json", False))
         started = time.perf_counter()
         try:
             self.status = self.service.index_directory(
-                args.path, bar, **self.workspace.index_arguments()
+                args.path, display, **self.workspace.index_arguments()
             )
         finally:
-            bar.done()
+            display.close()
         # A semantic pipeline answers once every chunk has its vector (embedded in the
         # background, stored with the generation when the queue drains).
         self.service.wait_for_embeddings()
@@ -187,12 +158,20 @@ def command_index(args: argparse.Namespace) -> int:
             "--repository, --ref, --keep and --database-search need --store or --publish"
         )
     with _Session(args, publication) as session:
-        persistence = session.service.persistence
-        if publication is None and persistence is not None:
-            persistence.flush()  # the summary says whether the index was stored, and if not why
-            session.status = session.service.get_status()
-        code = _report_index(session, args)
-        return _publish(session) if publication is not None else code
+        # Stored (or published) before the summary is printed, so that what it says of the
+        # cache is true.
+        code = _publish(session) if publication is not None else _save(session)
+        _report_index(session, args)
+        return code
+
+
+def _save(session: _Session) -> int:
+    """Write the generation now rather than when the session closes (the same single write);
+    a store that cannot be written is said in the summary, as the daemon's status says it."""
+    persistence = session.service.persistence
+    if persistence is not None:
+        persistence.flush()
+    return 0
 
 
 def _publish(session: _Session) -> int:
@@ -232,8 +211,8 @@ def _wait_for_the_writer_lock(persistence: Persistence) -> None:
 
 
 def _report_index(session: _Session, args: argparse.Namespace) -> int:
-    service, status = session.service, session.status
-    print(_summary(status, session.seconds), file=sys.stderr)
+    service = session.service
+    print(_summary(service.get_status(), session.seconds), file=sys.stderr)
     report = service.last_report
     if args.verbose and report is not None:
         for item in report.skipped:
@@ -356,7 +335,11 @@ def command_eval(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     report = evaluate_repository(
-        Path(args.path), pipelines, settings, lambda line: print(line, file=sys.stderr)
+        Path(args.path),
+        pipelines,
+        settings,
+        lambda line: print(line, file=sys.stderr),
+        index_progress=IndexProgressDisplay(sys.stderr),
     )
     print(format_table(report))
     if args.json:
@@ -371,7 +354,12 @@ def _eval_questions(args: argparse.Namespace, pipelines: list[Any]) -> int:
     questions = load_questions(Path(args.questions))
     settings = EvalSettings(resamples=args.resamples, seed=args.seed)
     report = evaluate_question_folder(
-        Path(args.path), questions, pipelines, settings, lambda line: print(line, file=sys.stderr)
+        Path(args.path),
+        questions,
+        pipelines,
+        settings,
+        lambda line: print(line, file=sys.stderr),
+        index_progress=IndexProgressDisplay(sys.stderr),
     )
     print(format_question_table(report))
     if args.json:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
+from ragls.core.documents import Document
+from ragls.core.index_state import StreamState
+from ragls.core.knowledge_base import InMemoryKnowledgeBase
 from ragls.service.persistence import Persistence
 from ragls.service.pipelines import SEED, WORKSPACE, Pipeline
 from ragls.service.rag_service import RagService
@@ -126,17 +130,21 @@ def test_a_damaged_generation_is_rebuilt_from_the_files(tmp_path: Path, damage: 
     assert third.get_status().persistence.loaded_generation is not None  # type: ignore[union-attr]
 
 
-def test_another_pipeline_rebuilds_rather_than_reads(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("stored", "loaded"), [(WORKSPACE, SEED), (SEED, WORKSPACE)])
+def test_another_pipeline_builds_its_streams_from_the_stored_chunks(
+    tmp_path: Path, stored: Pipeline, loaded: Pipeline
+) -> None:
     root, cache = tree(tmp_path / "tree"), tmp_path / "cache"
-    indexed_and_saved(root, cache, WORKSPACE)
-    seed = service(root, cache, SEED)
-    seed.index_directory(root)
-    status = seed.get_status()
-    assert status.persistence is not None and status.persistence.loaded_generation is None
-    assert "configuration changed" in status.persistence.detail
-    fresh = RagService()
+    indexed_and_saved(root, cache, stored)
+    other = service(root, cache, loaded)
+    other.index_directory(root)
+    status = other.get_status()
+    assert status.persistence is not None and status.persistence.loaded_generation is not None
+    report = other.last_report
+    assert report is not None and report.files_read == 0
+    fresh = RagService(pipeline=loaded)
     fresh.index_directory(root)
-    assert answers(seed) == answers(fresh)
+    assert answers(other) == answers(fresh)
 
 
 def test_a_cleared_index_does_not_come_back(tmp_path: Path) -> None:
@@ -211,3 +219,34 @@ def test_warm_start_takes_the_selectors_the_generation_was_built_with(tmp_path: 
     assert same.warm_start(root, detect_secrets=False, secret_names=["*.md"])
     same.persistence.close()  # type: ignore[union-attr]
     assert not service(root, cache).warm_start(root)  # other selectors: another configuration
+
+
+class _AnsweringWhileRestored(InMemoryKnowledgeBase):
+    """A knowledge base that searches its service the moment its stored state is back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.service: RagService | None = None
+        self.answers: list[tuple[int, int]] = []  # (generation, results)
+
+    def restore_state(self, state: StreamState, documents: Mapping[str, Document]) -> None:
+        super().restore_state(state, documents)
+        assert self.service is not None
+        found = self.service.search("charge the card", 3)
+        self.answers.append((self.service.generation, len(found)))
+
+
+def test_answers_from_the_loaded_generation_carry_its_number(tmp_path: Path) -> None:
+    root, cache = tree(tmp_path / "tree"), tmp_path / "cache"
+    stored = indexed_and_saved(root, cache, SEED).generation
+    knowledge_base = _AnsweringWhileRestored()
+    restarted = RagService(
+        pipeline=SEED,
+        knowledge_base=knowledge_base,
+        persistence=Persistence(EmbeddedStore(root, cache)),
+    )
+    knowledge_base.service = restarted
+    assert restarted.warm_start(root)
+    assert knowledge_base.answers and knowledge_base.answers[0][1] > 0
+    assert knowledge_base.answers == [(stored, knowledge_base.answers[0][1])]
+    assert restarted.generation == stored

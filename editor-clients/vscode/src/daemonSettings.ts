@@ -26,6 +26,7 @@ export const DAEMON_SETTINGS = [
   'persistence.store',
   'debounceMs',
   'rescanIntervalSeconds',
+  'lowPriorityIndexing',
 ] as const;
 
 // Those taken from the user's own settings only, never from a workspace's (scope machine).

@@ -46,7 +46,7 @@ from ragls.evaluation.questions import (
 )
 from ragls.service.pipelines import PIPELINES, WORKSPACE, Pipeline
 from ragls.service.rag_service import RagService
-from ragls.service.status import IndexStatus
+from ragls.service.status import IndexProgress, IndexStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +124,7 @@ class EvalReport:
 
 
 Progress = Callable[[str], None]
+IndexProgressCallback = Callable[[IndexProgress], None]
 
 
 @dataclass
@@ -153,10 +154,12 @@ def prepare_corpus(
     settings: EvalSettings = EvalSettings(),
     progress: Progress | None = None,
     pipelines: Sequence[Pipeline] | None = None,
+    index_progress: IndexProgressCallback | None = None,
 ) -> Corpus:
     """Read the window, index the base tree (exported to a temporary folder, removed once
     indexed: the stores keep the text; embeddings, if ``pipelines`` need them, are waited
-    for) and select the queries."""
+    for) and select the queries. ``index_progress`` hears the index run's progress (files
+    done and total)."""
     say = progress or (lambda message: None)
     rev = resolve(repository, settings.rev)
     if not rev:
@@ -173,7 +176,7 @@ def prepare_corpus(
         export_tree(repository, base, tree)
         service = serving(pipelines)
         started = time.perf_counter()
-        status = service.index_directory(tree)
+        status = service.index_directory(tree, index_progress)
         service.wait_for_embeddings()
         index_seconds = time.perf_counter() - started
     say(f"indexed {status.file_count} files, {status.chunk_count} chunks in {index_seconds:.1f}s")
@@ -198,11 +201,13 @@ def evaluate_repository(
     pipelines: Sequence[Pipeline],
     settings: EvalSettings = EvalSettings(),
     progress: Progress | None = None,
+    *,
+    index_progress: IndexProgressCallback | None = None,
 ) -> EvalReport:
     """Run the evaluation of the module docstring on the git repository at ``repository``."""
     if not pipelines:
         raise InvalidArgumentError("eval needs at least one pipeline")
-    corpus = prepare_corpus(repository, settings, progress, pipelines)
+    corpus = prepare_corpus(repository, settings, progress, pipelines, index_progress)
     report = EvalReport(
         corpus.repository,
         corpus.rev,
@@ -270,13 +275,16 @@ def format_table(report: EvalReport) -> str:
 
 
 def index_folder(
-    folder: Path, progress: Progress | None = None, pipelines: Sequence[Pipeline] | None = None
+    folder: Path,
+    progress: Progress | None = None,
+    pipelines: Sequence[Pipeline] | None = None,
+    index_progress: IndexProgressCallback | None = None,
 ) -> RagService:
     """A workspace service over ``folder`` that keeps the streams of ``pipelines`` (see
     :func:`serving`; no store), its embeddings done if any."""
     service = serving(pipelines)
     started = time.perf_counter()
-    status = service.index_directory(folder)
+    status = service.index_directory(folder, index_progress)
     service.wait_for_embeddings()
     if progress is not None:
         progress(
@@ -298,11 +306,13 @@ def evaluate_question_folder(
     pipelines: Sequence[Pipeline],
     settings: EvalSettings = EvalSettings(),
     progress: Progress | None = None,
+    *,
+    index_progress: IndexProgressCallback | None = None,
 ) -> QuestionReport:
     """Index ``folder`` (a checkout at the questions' commit) once and score every pipeline."""
     if not folder.is_dir():
         raise InvalidArgumentError(f"{folder} is not a folder")
-    service = index_folder(folder, progress, pipelines)
+    service = index_folder(folder, progress, pipelines, index_progress)
     return evaluate_questions(
         questions,
         [(pipeline.name, pipeline_search(service, pipeline)) for pipeline in pipelines],

@@ -37,7 +37,7 @@ from ragls.ingest.generation import difference
 from ragls.ingest.ignore.defaults import is_ignore_file_name
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
-from ragls.ingest.parallel import default_workers, process_all
+from ragls.ingest.parallel import WORKER_NICENESS, default_workers, process_all
 from ragls.ingest.pipeline import Processed, Status
 from ragls.ingest.secrets import markers_in
 from ragls.ingest.walk import Candidate, walk
@@ -50,7 +50,9 @@ RecordState = tuple[str, str, int, int, int, int, int, list[str], tuple[str, str
 
 @dataclass(frozen=True, slots=True)
 class IndexReport:
-    """What one committed run did; ``files_read`` and ``files_chunked`` measure its work."""
+    """What one committed run did; ``files_read`` and ``files_chunked`` measure its work.
+    ``files_refreshed`` counts files read whose content matched their fingerprint (a touch, a
+    checkout back and forth): their chunks stay, only their stat records are new."""
 
     root: Path
     file_count: int
@@ -65,6 +67,7 @@ class IndexReport:
     errors: list[str] = field(default_factory=list)
     cut_lines: int = 0
     changed_paths_run: bool = False
+    files_refreshed: int = 0
 
 
 class FileIndexer:
@@ -74,12 +77,15 @@ class FileIndexer:
         ingestion: FileIngestionService | None = None,
         *,
         workers: int | None = None,
+        worker_niceness: int = WORKER_NICENESS,
     ) -> None:
         """``workers``: processes for extraction and chunking in big runs (None: one per core,
-        at most 8; 1: always in the calling thread). See ``ragls.ingest.parallel``."""
+        at most 8; 1: always in the calling thread), run at ``worker_niceness`` or lower
+        priority (0: the caller's). See ``ragls.ingest.parallel``."""
         self.ingestion = ingestion if ingestion is not None else FileIngestionService(limits)
         self.limits = self.ingestion.limits
         self.workers = default_workers() if workers is None else max(1, workers)
+        self.worker_niceness = worker_niceness
         self._root: Path | None = None
         self._records: dict[str, FileRecord] = {}
         self._skips: dict[str, Skipped] = {}  # the committed generation's, by path
@@ -219,7 +225,7 @@ class FileIndexer:
         self._check_source_caps(candidates, staged)
 
         errors: list[str] = []
-        files_read = files_chunked = cut_lines = 0
+        files_read = files_chunked = files_refreshed = cut_lines = 0
         total = len(candidates)
         static = self.ingestion.static_key(config)
 
@@ -236,7 +242,7 @@ class FileIndexer:
             for candidate in candidates
             if not trusted(prior := previous.get(candidate.path), candidate)
         ]
-        results = process_all(self.ingestion, config, pending, self.workers)
+        results = process_all(self.ingestion, config, pending, self.workers, self.worker_niceness)
         try:
             for position, candidate in enumerate(candidates, start=1):
                 if cancelled is not None and cancelled():
@@ -255,6 +261,8 @@ class FileIndexer:
                         files_read += 1
                     if processed.status is Status.CHUNKED:
                         files_chunked += 1
+                    if processed.status is Status.SAME:
+                        files_refreshed += 1
                     cut_lines += processed.cut_lines
                 if record is not None:
                     staged[candidate.path] = record
@@ -309,6 +317,7 @@ class FileIndexer:
             errors=errors,
             cut_lines=cut_lines,
             changed_paths_run=changed_paths is not None and same_root,
+            files_refreshed=files_refreshed,
         )
 
     # -- steps ---------------------------------------------------------------------------------

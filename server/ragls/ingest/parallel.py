@@ -13,6 +13,11 @@ spawn start method re-imports the caller's ``__main__``, which a library must no
 users). Each worker is fed batches by one thread of the caller; results are yielded in input
 order. If a worker fails, the items it had not answered are processed in the calling thread, so a
 broken pool never breaks a run.
+
+Workers run at a lower CPU priority (niceness ``WORKER_NICENESS``, 10, unless the caller's is
+higher already) so that a cold index of a large folder leaves the editor, the compiler and the
+tests their share of the cores: they only lose time to work that wants the CPU. ``niceness=0``
+keeps the caller's priority (the ``lowPriorityIndexing`` setting).
 """
 
 from __future__ import annotations
@@ -35,8 +40,19 @@ log = logging.getLogger(__name__)
 
 PARALLEL_MIN_FILES = 256
 BATCH = 8
+WORKER_NICENESS = 10
 
 Work = tuple[Candidate, str | None]
+# The worker's first lines lower its priority (never raise it), before the imports, which cost
+# CPU too; a platform without os.nice or a refusal leaves it as it is.
+_WORKER_MAIN = """import os
+try:
+    os.nice(max(0, {niceness} - os.nice(0)))
+except (AttributeError, OSError):
+    pass
+from ragls.ingest.worker import serve
+serve()
+"""
 
 
 def default_workers() -> int:
@@ -48,14 +64,15 @@ def process_all(
     config: KnowledgeSourceConfig,
     work: Sequence[Work],
     workers: int,
+    niceness: int = WORKER_NICENESS,
 ) -> Generator[Processed, None, None]:
-    """``process_file`` over ``work``, in order, in worker processes when it pays. Closing the
-    generator early (cancellation) stops the workers."""
+    """``process_file`` over ``work``, in order, in worker processes when it pays (each at
+    least at ``niceness``). Closing the generator early (cancellation) stops the workers."""
     if workers <= 1 or len(work) < PARALLEL_MIN_FILES:
         for candidate, prior in work:
             yield process_file(ingestion, config, candidate, prior)
         return
-    pool = _Pool(ingestion, config, work, workers)
+    pool = _Pool(ingestion, config, work, workers, niceness)
     try:
         for index, (candidate, prior) in enumerate(work):
             result = pool.result(index)
@@ -73,6 +90,7 @@ class _Pool:
         config: KnowledgeSourceConfig,
         work: Sequence[Work],
         workers: int,
+        niceness: int,
     ) -> None:
         self._work = work
         self._results: dict[int, Processed | None] = {}
@@ -97,7 +115,7 @@ class _Pool:
         for _ in range(workers):
             try:
                 process = subprocess.Popen(
-                    [sys.executable, "-c", "from ragls.ingest.worker import serve; serve()"],
+                    [sys.executable, "-c", _WORKER_MAIN.format(niceness=int(niceness))],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     env=environment,

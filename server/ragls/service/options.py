@@ -70,6 +70,7 @@ class WorkspaceOptions:
     allowed_roots: tuple[str, ...] = ()
     secret_detection: bool = True
     secret_names: tuple[str, ...] = ()
+    low_priority_indexing: bool = True
     persistence_enabled: bool = True
     persistence_cache_dir: str | None = None
     persistence_store: str | None = None  # None: from the environment (ragls.service.stores)

@@ -213,9 +213,15 @@ class RagService:
                 redacted=MappingProxyType(self._indexer.redactions),
                 windowed_languages=MappingProxyType(self._indexer.windowed_languages),
             )
-            # Saved when what answers changed; a file re-read with the same content (a touch)
-            # only refreshes its stat record, which is not worth rewriting the whole store.
-            if result.chunks_added or result.chunks_removed or result.files_removed:
+            # Saved when what answers changed, and when a file was re-read with the same
+            # content (a touch, a checkout back and forth): its new stat record must reach the
+            # store too, or every later start would read the file again, forever.
+            if (
+                result.chunks_added
+                or result.chunks_removed
+                or result.files_removed
+                or result.files_refreshed
+            ):
                 self._changed()
         return self.get_status()
 
@@ -248,6 +254,12 @@ class RagService:
         """Use ``limits`` from the next index run on (waits for a running one)."""
         with self._index_lock:
             self._indexer.set_limits(limits)
+
+    def set_worker_niceness(self, niceness: int) -> None:
+        """The CPU niceness of the indexing worker processes from the next run on (0: this
+        process's priority; see ``ragls.ingest.parallel``)."""
+        with self._index_lock:
+            self._indexer.worker_niceness = niceness
 
     def indexed_files(self) -> list[str]:
         """The files of the current generation (POSIX paths relative to the indexed root)."""
@@ -550,14 +562,9 @@ class RagService:
             self._persistence.changed()
 
     def _config_key(self, config: KnowledgeSourceConfig) -> str:
-        streams: dict[str, tuple[int | None, float | None]] = {"tfidf": (None, None)}
-        if self._bm25 is not None:
-            streams["bm25"] = (self._bm25.max_documents, self._bm25.ttl_seconds)
-        if self._code is not None:
-            streams["code"] = (None, None)
-        # Not the semantic stream: a generation without vectors is loaded and embedded in the
-        # background, and one with vectors serves a session without the stream all the same.
-        return snapshot.config_key(streams, config, self._indexer.limits)
+        bm25 = self._bm25
+        bounds = (None, None) if bm25 is None else (bm25.max_documents, bm25.ttl_seconds)
+        return snapshot.config_key(config, self._indexer.limits, bounds)
 
     def _warm_start(self, persistence: Persistence, config: KnowledgeSourceConfig) -> None:
         """Load the stored generation of ``config``'s root into this (empty) service before its
@@ -599,10 +606,19 @@ class RagService:
     def _restore_state(self, state: snapshot.ServiceState) -> None:
         """Install ``state`` (commit lock held; raises if it does not fit)."""
         documents = {document.id: document for document in state.documents}
+        # The generation first: searches take no lock, and an answer from a store restored a
+        # moment ago is an answer of the stored generation, never of "generation 0" (SPEC §11).
+        self._status = snapshot.status_from(state.status, state.generation)
         self._knowledge_base.restore_state(state.streams["tfidf"], documents)
         for kind, stream in (("bm25", self._bm25), ("code", self._code)):
-            if stream is not None:
-                stream.restore_state(state.streams[kind], documents)
+            if stream is None:
+                continue
+            stored = state.streams.get(kind)
+            if stored is not None:
+                stream.restore_state(stored, documents)
+            else:  # stored by another pipeline: built from its chunks, as set_pipeline does
+                stream.clear()
+                stream.replace_documents((), state.documents)
         if self._semantic is not None:  # vectors of another model, or none: embedded again
             self._semantic.restore_state(state.streams.get(SEMANTIC), documents)
         root = Path(state.root) if state.root else None

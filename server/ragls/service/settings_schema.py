@@ -269,6 +269,14 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
         maximum=86_400,
     ),
+    Setting(
+        "lowPriorityIndexing",
+        "boolean",
+        True,
+        "Run the indexing worker processes (big runs: a first index, a checkout of many files) "
+        "at a lower CPU priority (niceness 10), so the editor, builds and tests keep their "
+        "share of the cores; false: the daemon's own priority. From the next run.",
+    ),
 )
 
 BY_KEY = {setting.key: setting for setting in SETTINGS}

@@ -10,8 +10,11 @@ call); :func:`from_snapshot` rebuilds it and raises ValueError, KeyError or Type
 parts do not fit, which the caller treats as a corrupt generation.
 
 :func:`config_key` is the configuration fingerprint a generation is stored under: the snapshot
-layout version, the streams the pipeline keeps (and BM25's cap and expiry), the source
-selection and the limits. Field weights and fusion weights are search-time values and are not
+layout version, BM25's cap and expiry when it has either, the source selection and the limits.
+Which streams a pipeline keeps is not part of it: a service that loads a generation stored by
+another pipeline (``ragls search --pipeline seed`` after the default one) builds the streams the
+generation lacks from its chunks and reads no file. A bounded BM25 holds part of the corpus
+only, so its bounds are. Field weights and fusion weights are search-time values and are not
 part of it. Bump :data:`INDEX_FORMAT` whenever the analysis of any stream, the chunking or this
 layout changes: every stored generation is then rebuilt once.
 """
@@ -77,18 +80,19 @@ def source_config(fields: dict[str, Any]) -> KnowledgeSourceConfig:
 
 
 def config_key(
-    streams: dict[str, tuple[int | None, float | None]],
     config: KnowledgeSourceConfig,
     limits: Limits,
+    bm25_bounds: tuple[int | None, float | None] = (None, None),
 ) -> str:
-    """The configuration fingerprint (see the module docstring). ``streams``: the kinds the
-    service keeps, each with its (capacity, expiry) (None, None for unbounded ones)."""
-    described = {
+    """The configuration fingerprint (see the module docstring). ``bm25_bounds``: the BM25
+    stream's (capacity, expiry), (None, None) when it is unbounded or not kept."""
+    described: dict[str, object] = {
         "format": INDEX_FORMAT,
-        "streams": {kind: list(bounds) for kind, bounds in sorted(streams.items())},
         "source": {k: v for k, v in source_fields(config).items() if k != "path"},
         "limits": dataclasses.asdict(limits),
     }
+    if bm25_bounds != (None, None):
+        described["bm25"] = list(bm25_bounds)
     text = json.dumps(described, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -32,6 +32,8 @@ from ragls.core.bm25 import BM25Stream
 from ragls.errors import InvalidArgumentError, StoreError
 from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
+from ragls.ingest.indexer import FileIndexer
+from ragls.ingest.parallel import WORKER_NICENESS
 from ragls.service.confinement import check_folder, check_index_path
 from ragls.service.debounce import Debouncer
 from ragls.service.options import WorkspaceOptions
@@ -146,9 +148,8 @@ class Workspace:
             bm25 = BM25Stream(
                 max_documents=options.bm25_max_documents, ttl_seconds=options.bm25_ttl_seconds
             )
-        service = RagService(
-            bm25=bm25, limits=options.limits, pipeline=pipeline, persistence=persistence
-        )
+        indexer = FileIndexer(options.limits, worker_niceness=_worker_niceness(options))
+        service = RagService(bm25=bm25, indexer=indexer, pipeline=pipeline, persistence=persistence)
         service.set_synonyms(options.synonyms)
         return service
 
@@ -320,6 +321,8 @@ class Workspace:
             if options.pipeline != previous.pipeline:
                 session.service.set_pipeline(options.pipeline)
             session.service.set_limits(options.limits)
+            if options.low_priority_indexing != previous.low_priority_indexing:
+                session.service.set_worker_niceness(_worker_niceness(options))
             if session.debouncer is not None:
                 session.debouncer.delay = options.debounce_ms / 1000
             selectors_changed = (
@@ -351,6 +354,10 @@ class Workspace:
         for session in self.sessions():
             session.indexer.stop()
             _close_store(session)
+
+
+def _worker_niceness(options: WorkspaceOptions) -> int:
+    return WORKER_NICENESS if options.low_priority_indexing else 0
 
 
 def _close_store(session: WorkspaceSession) -> None:
