@@ -14,13 +14,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from ragls.core.documents import SearchResult
 from ragls.errors import ChatBindingError
-
-if TYPE_CHECKING:
-    from ragls.service.rag_service import RagService
 
 CHAT_SOURCE = "session-knowledge"
 CHAT_TOP_K = 5
@@ -44,10 +41,18 @@ class ChatKnowledge:
     top_k: int
 
 
+class Searchable(Protocol):
+    """What a bound corpus needs of its session (a RagService), without importing it."""
+
+    def search(self, query: str, top_k: int = ...) -> list[SearchResult]: ...
+
+    def build_context_prompt(self, query: str, top_k: int = ...) -> str: ...
+
+
 class SessionCorpus:
     """The live corpus handed to an agent: searches the session as it is at each call."""
 
-    def __init__(self, service: RagService, top_k: int) -> None:
+    def __init__(self, service: Searchable, top_k: int) -> None:
         self._service = service
         self._top_k = top_k
 
