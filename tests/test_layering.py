@@ -131,3 +131,49 @@ def test_every_import_form_is_seen(tmp_path: Path) -> None:
     assert layers.count("ragls") >= 2
     assert "lsp" in layers and "service" in layers
     assert "ragls.lsp.server" in found
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_cycles() -> list[list[str]]:
+    """Cycles in the graph of imports between the package's modules (lazy and type-checking
+    imports included: a circle drawn only for the type checker is still a circle)."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    known = {module_name(path) for path in paths}
+    graph = {
+        name: sorted(
+            target
+            for target in set(imported_modules(path)) & known
+            # ``from ragls.store import files`` names the package too: its own package's
+            # __init__ is not an edge (a re-export is not a circle).
+            if target != name and not name.startswith(target + ".")
+        )
+        for path in paths
+        for name in [module_name(path)]
+    }
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in graph[node]:
+            if state.get(target) == 1:
+                cycles.append([*stack[stack.index(target) :], target])
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return cycles
+
+
+def test_no_import_circles() -> None:
+    assert import_cycles() == []

@@ -10,23 +10,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from ragls.errors import IndexCancelledError, InvalidArgumentError
+from ragls.lsp.context import ServerContext
 from ragls.lsp.progress import ProgressReporter
 from ragls.service.options import parse_options
 from ragls.service.scheduler import IndexJob
 from ragls.service.workspace import WorkspaceSession, uri_to_path
 
-if TYPE_CHECKING:
-    from ragls.lsp.server import RaglsServer
-
 log = logging.getLogger(__name__)
 
 
-def initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
+def initialize(ls: ServerContext, params: types.InitializeParams) -> None:
     options, errors = parse_options(params.initialization_options)
     ls.sessions.options = options
     ls.pending_messages.extend(errors)
@@ -40,7 +38,7 @@ def initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
         ls.folder_uris = [params.root_uri]
 
 
-async def initialized(ls: RaglsServer, params: types.InitializedParams) -> None:
+async def initialized(ls: ServerContext, params: types.InitializedParams) -> None:
     ls.loop = asyncio.get_running_loop()
     for message in ls.pending_messages:
         ls.show(f"invalid configuration, defaults used: {message}")
@@ -50,7 +48,7 @@ async def initialized(ls: RaglsServer, params: types.InitializedParams) -> None:
     ls.rescan_task = asyncio.create_task(rescan_forever(ls))
 
 
-async def folders_changed(ls: RaglsServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+async def folders_changed(ls: ServerContext, params: types.DidChangeWorkspaceFoldersParams) -> None:
     for folder in params.event.removed:
         await asyncio.to_thread(ls.sessions.close_session, folder.uri)
     for folder in params.event.added:
@@ -58,7 +56,7 @@ async def folders_changed(ls: RaglsServer, params: types.DidChangeWorkspaceFolde
 
 
 async def configuration_changed(
-    ls: RaglsServer, params: types.DidChangeConfigurationParams
+    ls: ServerContext, params: types.DidChangeConfigurationParams
 ) -> None:
     settings = params.settings
     if isinstance(settings, dict) and isinstance(settings.get("ragls"), dict):
@@ -73,7 +71,7 @@ async def configuration_changed(
     await asyncio.to_thread(ls.sessions.apply_options, options)
 
 
-def watched_files_changed(ls: RaglsServer, params: types.DidChangeWatchedFilesParams) -> None:
+def watched_files_changed(ls: ServerContext, params: types.DidChangeWatchedFilesParams) -> None:
     for change in params.changes:
         try:
             path = uri_to_path(change.uri)
@@ -84,7 +82,7 @@ def watched_files_changed(ls: RaglsServer, params: types.DidChangeWatchedFilesPa
                 session.indexer.add_changes({path.relative_to(session.root).as_posix()})
 
 
-async def shutdown(ls: RaglsServer, params: None) -> None:
+async def shutdown(ls: ServerContext, params: None) -> None:
     """Stop watching and indexing, and save what is unsaved (SPEC §11): seconds on a large
     workspace, so off the event loop; the answer comes once it is done."""
     if ls.rescan_task is not None:
@@ -92,7 +90,7 @@ async def shutdown(ls: RaglsServer, params: None) -> None:
     await asyncio.to_thread(ls.sessions.stop)
 
 
-async def open_folder(ls: RaglsServer, uri: str) -> None:
+async def open_folder(ls: ServerContext, uri: str) -> None:
     """Open a workspace folder's session: watch it, then index it with progress."""
     try:
         session = ls.sessions.open_folder(uri)
@@ -113,7 +111,7 @@ async def open_folder(ls: RaglsServer, uri: str) -> None:
 
 
 async def _startup_progress(
-    ls: RaglsServer, session: WorkspaceSession, job: IndexJob
+    ls: ServerContext, session: WorkspaceSession, job: IndexJob
 ) -> ProgressReporter | None:
     if not ls.supports_progress or ls.loop is None or session.root is None:
         return None
@@ -129,7 +127,7 @@ async def _startup_progress(
 
 
 def _startup_finished(
-    ls: RaglsServer, uri: str, reporter: ProgressReporter | None, future: Any
+    ls: ServerContext, uri: str, reporter: ProgressReporter | None, future: Any
 ) -> None:
     if reporter is None:
         return
@@ -143,7 +141,7 @@ def _startup_finished(
         reporter.end(f"Indexed {status.file_count} files, {status.chunk_count} chunks")
 
 
-async def register_watched_files_fallback(ls: RaglsServer, session: WorkspaceSession) -> None:
+async def register_watched_files_fallback(ls: ServerContext, session: WorkspaceSession) -> None:
     """When the watcher could not watch everything, ask the client to report file changes
     (``workspace/didChangeWatchedFiles``, registered dynamically) if it can; the periodic rescan
     covers the rest."""
@@ -171,7 +169,7 @@ async def register_watched_files_fallback(ls: RaglsServer, session: WorkspaceSes
         log.warning("the client did not accept file-change notifications: %s", error)
 
 
-async def rescan_forever(ls: RaglsServer) -> None:
+async def rescan_forever(ls: ServerContext) -> None:
     while True:
         await asyncio.sleep(ls.sessions.options.rescan_interval_seconds)
         ls.sessions.rescan_unwatched()

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ragls.errors import IndexCancelledError
+from ragls.lsp.context import ServerContext
 from ragls.lsp.errors import INDEX_IN_PROGRESS, server_error, translate
 from ragls.lsp.messages import (
     AddDocumentParams,
@@ -49,9 +50,6 @@ from ragls.service import wire
 from ragls.service.scheduler import IndexJob
 from ragls.service.workspace import WorkspaceSession
 
-if TYPE_CHECKING:
-    from ragls.lsp.server import RaglsServer
-
 MAX_SESSION_NAME_CHARS = 256
 
 
@@ -73,7 +71,7 @@ def status_of(session: WorkspaceSession) -> StatusAnswer:
     )
 
 
-def search(ls: RaglsServer, params: QueryParams) -> SearchAnswer:
+def search(ls: ServerContext, params: QueryParams) -> SearchAnswer:
     session = ls.sessions.resolve(params.session)
     stale = session.stale  # before the search: a run committing meanwhile makes it fresher
     results = session.service.search(params.query, params.top_k)
@@ -86,7 +84,7 @@ def search(ls: RaglsServer, params: QueryParams) -> SearchAnswer:
     )
 
 
-def build_context_prompt(ls: RaglsServer, params: QueryParams) -> PromptAnswer:
+def build_context_prompt(ls: ServerContext, params: QueryParams) -> PromptAnswer:
     session = ls.sessions.resolve(params.session)
     stale = session.stale
     prompt = session.service.build_context_prompt(params.query, params.top_k)
@@ -94,7 +92,7 @@ def build_context_prompt(ls: RaglsServer, params: QueryParams) -> PromptAnswer:
     return PromptAnswer(session.id, prompt, warnings, session.service.generation, stale)
 
 
-async def index(ls: RaglsServer, params: IndexParams) -> StatusAnswer:
+async def index(ls: ServerContext, params: IndexParams) -> StatusAnswer:
     session = ls.sessions.resolve(params.session)
     path = params.path
     if path is None:
@@ -132,39 +130,39 @@ async def index(ls: RaglsServer, params: IndexParams) -> StatusAnswer:
     return await asyncio.to_thread(status_of, session)
 
 
-def status(ls: RaglsServer, params: SessionParams) -> StatusAnswer:
+def status(ls: ServerContext, params: SessionParams) -> StatusAnswer:
     return status_of(ls.sessions.resolve(params.session))
 
 
-def add_document(ls: RaglsServer, params: AddDocumentParams) -> AddedAnswer:
+def add_document(ls: ServerContext, params: AddDocumentParams) -> AddedAnswer:
     session = ls.sessions.resolve(params.session)
     return AddedAnswer(session.id, session.service.add_document(params.content, params.metadata))
 
 
-def list_documents(ls: RaglsServer, params: SessionParams) -> DocumentsAnswer:
+def list_documents(ls: ServerContext, params: SessionParams) -> DocumentsAnswer:
     session = ls.sessions.resolve(params.session)
     infos = session.service.list_documents()
     return DocumentsAnswer(session.id, [DocumentInfoView.of(info) for info in infos])
 
 
-def get_document(ls: RaglsServer, params: DocumentParams) -> DocumentAnswer:
+def get_document(ls: ServerContext, params: DocumentParams) -> DocumentAnswer:
     session = ls.sessions.resolve(params.session)
     document = session.service.get_document(params.id)
     return DocumentAnswer(session.id, None if document is None else DocumentView.of(document))
 
 
-def remove_document(ls: RaglsServer, params: DocumentParams) -> RemovedAnswer:
+def remove_document(ls: ServerContext, params: DocumentParams) -> RemovedAnswer:
     session = ls.sessions.resolve(params.session)
     return RemovedAnswer(session.id, session.service.remove_document(params.id))
 
 
-def clear(ls: RaglsServer, params: SessionParams) -> StatusAnswer:
+def clear(ls: ServerContext, params: SessionParams) -> StatusAnswer:
     session = ls.sessions.resolve(params.session)
     session.service.clear()
     return status_of(session)
 
 
-def explain_path(ls: RaglsServer, params: ExplainParams) -> ExplainAnswer:
+def explain_path(ls: ServerContext, params: ExplainParams) -> ExplainAnswer:
     session = ls.sessions.resolve(params.session)
     found = session.service.explain_path(params.path)
     return ExplainAnswer(
@@ -178,11 +176,11 @@ def explain_path(ls: RaglsServer, params: ExplainParams) -> ExplainAnswer:
     )
 
 
-def sessions(ls: RaglsServer, params: SessionParams) -> SessionsAnswer:
+def sessions(ls: ServerContext, params: SessionParams) -> SessionsAnswer:
     return SessionsAnswer([status_of(session) for session in ls.sessions.sessions()])
 
 
-def create_session(ls: RaglsServer, params: NamedSessionParams) -> StatusAnswer:
+def create_session(ls: ServerContext, params: NamedSessionParams) -> StatusAnswer:
     name = params.session
     if not name.strip() or len(name) > MAX_SESSION_NAME_CHARS:
         raise JsonRpcInvalidParams(
@@ -191,7 +189,7 @@ def create_session(ls: RaglsServer, params: NamedSessionParams) -> StatusAnswer:
     return status_of(ls.sessions.open_session(name, None, folder=False))
 
 
-def close_session(ls: RaglsServer, params: NamedSessionParams) -> ClosedAnswer:
+def close_session(ls: ServerContext, params: NamedSessionParams) -> ClosedAnswer:
     return ClosedAnswer(params.session, ls.sessions.close_session(params.session))
 
 

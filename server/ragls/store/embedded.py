@@ -53,7 +53,7 @@ from ragls.store.boundary import UnsafeEntry
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
 from ragls.store.locking import WriterLock, reading, unused
-from ragls.store.manifest import PART_NAME, checked, mismatch, opened
+from ragls.store.manifest import PART_NAME, checked, decode_parts, mismatch, opened
 from ragls.store.paths import check_workspace_folder, prepare_workspace_folder, workspace_folder
 
 log = logging.getLogger(__name__)
@@ -227,7 +227,7 @@ class EmbeddedStore:
             if reason:
                 return LoadResult(None, f"the stored generation is unusable: {reason}", True)
             found = checked(manifest)
-            arrays, objects = files.decode_parts(
+            arrays, objects = decode_parts(
                 found.parts,
                 lambda part, entry: files.read_checked(
                     generation.relative(_part_file(part)), entry, dir_fd=generation.fd

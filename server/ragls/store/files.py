@@ -17,17 +17,13 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ragls.store import boundary, codec
-
-if TYPE_CHECKING:
-    from ragls.store.manifest import Part
 
 # Array dtypes a generation may hold: little-endian numbers only (no objects, no pickles).
 ARRAY_DTYPES = frozenset({"<f8", "<f4", "<i8", "<i4", "|b1", "|u1"})
@@ -131,23 +127,6 @@ def check_bytes(data: bytearray, entry: dict[str, Any], name: str) -> bytearray:
     if sha256_of(data) != entry.get("sha256"):
         raise CorruptFile(f"{name} fails its checksum")
     return data
-
-
-def decode_parts(
-    parts: Mapping[str, Part], read: Callable[[str, dict[str, Any]], bytearray]
-) -> tuple[dict[str, npt.NDArray[Any]], dict[str, object]]:
-    """A checked manifest's parts decoded: ``read(name, entry)`` gives each part's bytes,
-    checked against ``entry`` (size before allocation, then checksum)."""
-    arrays: dict[str, npt.NDArray[Any]] = {}
-    objects: dict[str, object] = {}
-    for name, part in parts.items():
-        entry = part.entry()
-        raw = read(name, entry)
-        if part.kind == "array":
-            arrays[name] = decode_array(raw, entry, name)
-        else:
-            objects[name] = decode_object(raw, name)
-    return arrays, objects
 
 
 def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArray[Any]:

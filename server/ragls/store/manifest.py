@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from ragls.store.files import ARRAY_DTYPES, CODEC, CorruptFile
+from ragls.store.files import ARRAY_DTYPES, CODEC, CorruptFile, decode_array, decode_object
 
 MAX_PARTS = 4096
 MAX_PART_BYTES = 1 << 40
@@ -129,3 +131,20 @@ def checked(manifest: dict[str, Any]) -> Manifest:
         float(created),
         {name: _part(name, entry) for name, entry in parts.items()},
     )
+
+
+def decode_parts(
+    parts: Mapping[str, Part], read: Callable[[str, dict[str, Any]], bytearray]
+) -> tuple[dict[str, npt.NDArray[Any]], dict[str, object]]:
+    """A checked manifest's parts decoded: ``read(name, entry)`` gives each part's bytes,
+    checked against ``entry`` (size before allocation, then checksum)."""
+    arrays: dict[str, npt.NDArray[Any]] = {}
+    objects: dict[str, object] = {}
+    for name, part in parts.items():
+        entry = part.entry()
+        raw = read(name, entry)
+        if part.kind == "array":
+            arrays[name] = decode_array(raw, entry, name)
+        else:
+            objects[name] = decode_object(raw, name)
+    return arrays, objects

@@ -53,7 +53,7 @@ from ragls.store import files, pg_parts, pg_search
 from ragls.store.copies import PartCopies
 from ragls.store.files import CorruptFile
 from ragls.store.interface import LoadResult, Snapshot, StoreInfo
-from ragls.store.manifest import checked, mismatch, opened
+from ragls.store.manifest import checked, decode_parts, mismatch, opened
 from ragls.store.pg_connection import connect, require_driver, safe_location
 from ragls.store.pg_schema import check_schema, migrate
 from ragls.store.redaction import first_line, redact
@@ -258,7 +258,7 @@ class PostgresStore:
                 return copied[name]  # checked when it was read
             return files.check_bytes(pieces[name], entry, name)
 
-        arrays, objects = files.decode_parts(found.parts, read)
+        arrays, objects = decode_parts(found.parts, read)
         self._loaded_ref = ref
         self._info = None  # status names the ref loaded from now on, not one cached before
         self.fetched_bytes = sum(len(data) for data in pieces.values())
