@@ -83,9 +83,11 @@ bench: $(STAMP)
 	$(PY) bench/run.py
 
 ## Regenerate the clients' copies of the settings schema (package.json, daemonSettings.ts,
-## the Neovim help, protocol.md's table); a test fails while they are stale.
+## the Neovim help, protocol.md's table) and protocol.md's method tables; a test fails while
+## they are stale.
 settings: $(STAMP)
 	$(PY) -m ragls.service.settings_files --write
+	$(PY) -m ragls.lsp.protocol_tables --write
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format server tests bench

@@ -45,3 +45,11 @@ def test_json_examples_hold_each_key_once() -> None:
     assert examples, "protocol.md has no JSON examples"
     for example in examples:
         strict_json(example)
+
+
+def test_the_method_tables_are_generated_from_the_code() -> None:
+    from ragls.lsp.protocol_tables import rendered
+
+    assert protocol_text() == rendered(PROTOCOL), (
+        "protocol.md's method tables are stale: python -m ragls.lsp.protocol_tables --write"
+    )

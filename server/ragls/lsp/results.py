@@ -244,7 +244,8 @@ class ClosedAnswer:
     closed: bool
 
 
-def _camel(name: str) -> str:
+def wire_name(name: str) -> str:
+    """A field's name on the wire: camelCase (``file_count`` is ``fileCount``)."""
     head, *rest = name.split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
@@ -253,7 +254,7 @@ _CONVERTER = cattrs.Converter()
 # Every answer class of this module, so none can be left out (and go out with snake_case keys).
 _ANSWERS = [v for v in list(globals().values()) if attrs.has(v) and v.__module__ == __name__]
 for _cls in _ANSWERS:
-    _renames = {field.name: override(rename=_camel(field.name)) for field in attrs.fields(_cls)}
+    _renames = {field.name: override(rename=wire_name(field.name)) for field in attrs.fields(_cls)}
     _CONVERTER.register_unstructure_hook(
         _cls,
         make_dict_unstructure_fn(_cls, _CONVERTER, **_renames),  # type: ignore[arg-type]
