@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ragls import __version__
-from ragls.cli_batch import answer_queries
-from ragls.cli_progress import IndexProgressDisplay
+from ragls.cli.batch import answer_queries
+from ragls.cli.progress import IndexProgressDisplay
 from ragls.core.documents import SearchResult
 from ragls.errors import InvalidArgumentError, RaglsError
 from ragls.ingest.config import KnowledgeSourceConfig
