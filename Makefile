@@ -86,7 +86,7 @@ bench: $(STAMP)
 ## the Neovim help, protocol.md's table) and protocol.md's method tables; a test fails while
 ## they are stale.
 settings: $(STAMP)
-	$(PY) -m ragls.service.settings_files --write
+	$(PY) -m ragls.service.settings.files --write
 	$(PY) -m ragls.lsp.protocol_tables --write
 
 format: $(STAMP)

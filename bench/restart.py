@@ -32,7 +32,7 @@ QUERY = "parse the configuration file and report errors"
 
 
 def _service(root: Path, cache: Path) -> Any:
-    from ragls.service.persistence import Persistence
+    from ragls.service.persistence.link import Persistence
     from ragls.service.pipelines import WORKSPACE
     from ragls.service.rag_service import RagService
     from ragls.store.embedded import EmbeddedStore

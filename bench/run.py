@@ -148,7 +148,15 @@ def main(argv: list[str] | None = None) -> int:
         "--team-repeats", default="3,1", help="repeats per team scale (the last one applies on)"
     )
     parser.add_argument(
-        "--only", choices=["core", "scale", "daemon", "team"], help="run one section"
+        "--only",
+        choices=["core", "scale", "daemon", "semantic", "team"],
+        help="run one section",
+    )
+    parser.add_argument(
+        "--semantic-scales", default="1,4", help="corpus replications (semantic section)"
+    )
+    parser.add_argument(
+        "--semantic-repeats", default="3,1", help="repeats per semantic scale (the last applies on)"
     )
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
@@ -181,6 +189,20 @@ def main(argv: list[str] | None = None) -> int:
             print(scale_markdown(result), flush=True)
             (RESULTS / "scale.json").write_text(
                 json.dumps(results, indent=2) + "\n", encoding="utf-8"
+            )
+    if args.only in (None, "semantic"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from semantic import bench_semantic
+        from semantic import markdown as semantic_markdown
+
+        print(f"\n## The semantic stream ({python}; {_machine()})")
+        repeats = [int(repeat) for repeat in args.semantic_repeats.split(",")]
+        semantic_rows = []
+        for position, scale in enumerate(int(s) for s in args.semantic_scales.split(",")):
+            semantic_rows.append(bench_semantic(scale, repeats[min(position, len(repeats) - 1)]))
+            print(semantic_markdown(semantic_rows[-1:]), flush=True)
+            (RESULTS / "semantic.json").write_text(
+                json.dumps(semantic_rows, indent=2) + "\n", encoding="utf-8"
             )
     if args.only in (None, "team"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -177,3 +177,38 @@ def import_cycles() -> list[list[str]]:
 
 def test_no_import_circles() -> None:
     assert import_cycles() == []
+
+
+# The service layer's rooms: guards know nothing else of the service; persistence and the
+# service's own modules (RagService, pipelines, status...) use each other but neither settings
+# nor sessions; settings may name stores and pipelines; session (the workspace layer)
+# orchestrates them all, and nothing imports it back. Room "" is the service's own modules.
+FORBIDDEN_ROOMS = {
+    "guards": {"", "persistence", "settings", "session"},
+    "persistence": {"settings", "session"},
+    "": {"settings", "session"},
+    "settings": {"session"},
+    "session": set(),
+}
+
+
+def service_room(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["ragls", "service"]:
+        return None
+    if len(parts) > 2 and parts[2] in FORBIDDEN_ROOMS:
+        return parts[2]
+    return ""
+
+
+def test_the_service_rooms_import_down_only() -> None:
+    offences = []
+    for path in modules_in("service"):
+        name = module_name(path)
+        if name == "ragls.service":
+            continue  # the package re-exports its public names
+        forbidden = FORBIDDEN_ROOMS[service_room(name) or ""]
+        for module in imported_modules(path):
+            if module != "ragls.service" and service_room(module) in forbidden:
+                offences.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert offences == []

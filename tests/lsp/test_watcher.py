@@ -11,7 +11,7 @@ import pytest
 from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.limits import Limits
-from ragls.service.debounce import Debouncer
+from ragls.service.session.debounce import Debouncer
 from ragls.watch import watcher as watcher_module
 from ragls.watch.watcher import WorkspaceWatcher
 from tests.collector import Collector

@@ -13,8 +13,8 @@ from mcp import Client
 
 from ragls.mcp.server import create_mcp_server
 from ragls.mcp.tools import RaglsTools
-from ragls.service.options import WorkspaceOptions
-from ragls.service.workspace import Workspace
+from ragls.service.session.workspace import Workspace
+from ragls.service.settings.options import WorkspaceOptions
 from tests.ingest.secret_corpus import planted_corpus
 from tests.ingest.trees import make_tree
 

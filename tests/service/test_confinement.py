@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ragls.errors import InvalidArgumentError
-from ragls.service.confinement import check_folder, check_index_path
-from ragls.service.options import WorkspaceOptions
-from ragls.service.workspace import Workspace
+from ragls.service.guards.confinement import check_folder, check_index_path
+from ragls.service.session.workspace import Workspace
+from ragls.service.settings.options import WorkspaceOptions
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragls.service.debounce import Debouncer
+from ragls.service.session.debounce import Debouncer
 from tests.collector import Collector
 from tests.conftest import FakeClock
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragls.service.options import WorkspaceOptions, parse_options
+from ragls.service.settings.options import WorkspaceOptions, parse_options
 
 
 def test_defaults() -> None:

@@ -13,7 +13,7 @@ import pytest
 from ragls.core.documents import Document
 from ragls.core.index_state import StreamState
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
-from ragls.service.persistence import Persistence
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import SEED, WORKSPACE, Pipeline
 from ragls.service.rag_service import RagService
 from ragls.store.embedded import MANIFEST, POINTER, EmbeddedStore

@@ -10,7 +10,7 @@ import pytest
 from ragls.errors import IndexCancelledError
 from ragls.service.pipelines import WORKSPACE
 from ragls.service.rag_service import RagService
-from ragls.service.scheduler import IndexJob, SessionIndexer
+from ragls.service.session.scheduler import IndexJob, SessionIndexer
 from tests.ingest.trees import make_tree
 
 ARGUMENTS = {"include": (), "exclude": (), "default_skips": frozenset({"build"})}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragls.errors import ConfigurationError
-from ragls.service.persistence import Persistence
+from ragls.service.persistence.link import Persistence
 from ragls.service.rag_service import RagService
 from ragls.store.embedded import EmbeddedStore
 from tests.ingest.trees import make_tree

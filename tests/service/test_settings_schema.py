@@ -6,9 +6,9 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from ragls.service import settings_files
-from ragls.service.options import WorkspaceOptions, parse_options
-from ragls.service.settings_schema import SETTINGS, USER_ONLY
+from ragls.service.settings import files as settings_files
+from ragls.service.settings.options import WorkspaceOptions, parse_options
+from ragls.service.settings.schema import SETTINGS, USER_ONLY
 
 ROOT = Path(__file__).resolve().parents[2]
 

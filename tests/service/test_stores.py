@@ -1,5 +1,5 @@
-"""Choosing a session's store (ragls.service.stores) and keying a checkout for a team index
-(ragls.service.repository), without a database."""
+"""Choosing a session's store (ragls.service.persistence.stores) and keying a checkout for a
+team index (ragls.service.persistence.repository), without a database."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ragls.errors import InvalidArgumentError
-from ragls.service.options import parse_options
-from ragls.service.repository import identify, normalise_remote
-from ragls.service.stores import Publication, open_store, store_target
+from ragls.service.persistence.repository import identify, normalise_remote
+from ragls.service.persistence.stores import Publication, open_store, store_target
+from ragls.service.settings.options import parse_options
 from ragls.store.embedded import EmbeddedStore
 from tests.gitrepo import git
 

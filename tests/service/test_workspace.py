@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from ragls.ingest.admission import Admission
-from ragls.service.debounce import Debouncer
-from ragls.service.options import WorkspaceOptions
-from ragls.service.scheduler import IndexJob
-from ragls.service.sessions import SessionManager
+from ragls.service.session.debounce import Debouncer
+from ragls.service.session.scheduler import IndexJob
+from ragls.service.session.sessions import SessionManager
+from ragls.service.session.workspace import Workspace
+from ragls.service.settings.options import WorkspaceOptions
 from ragls.service.status import IndexStatus
-from ragls.service.workspace import Workspace
 from tests.ingest.trees import make_tree
 
 

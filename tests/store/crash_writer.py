@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from ragls.service.persistence import Persistence
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.store.embedded import EmbeddedStore

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from ragls.service.persistence import Persistence
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.store.embedded import EmbeddedStore

@@ -14,7 +14,7 @@ from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import SearchResult
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
 from ragls.errors import StoreError
-from ragls.service.persistence import Persistence
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import WORKSPACE
 from ragls.service.rag_service import RagService
 from tests.store.queries import sampled_queries

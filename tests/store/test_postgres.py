@@ -17,7 +17,7 @@ import pytest
 
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
 from ragls.errors import StoreError
-from ragls.service.persistence import Persistence
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.store.embedded import EmbeddedStore

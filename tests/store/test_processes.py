@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from ragls.service.persistence import Persistence
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.store.embedded import EmbeddedStore
@@ -20,7 +20,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 OWNER = """
 import sys, time
 from pathlib import Path
-from ragls.service.persistence import Persistence
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import WORKSPACE
 from ragls.service.rag_service import RagService
 from ragls.store.embedded import EmbeddedStore

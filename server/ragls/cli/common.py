@@ -13,15 +13,15 @@ from ragls.cli.progress import IndexProgressDisplay
 from ragls.core.documents import SearchResult
 from ragls.errors import InvalidArgumentError
 from ragls.ingest.config import KnowledgeSourceConfig
-from ragls.service.options import WorkspaceOptions
-from ragls.service.pipelines import PIPELINES, WORKSPACE
-from ragls.service.rag_service import RagService
-from ragls.service.status import IndexStatus
-from ragls.service.stores import (
+from ragls.service.persistence.stores import (
     Publication,
     check_store,
 )
-from ragls.service.workspace import Workspace
+from ragls.service.pipelines import PIPELINES, WORKSPACE
+from ragls.service.rag_service import RagService
+from ragls.service.session.workspace import Workspace
+from ragls.service.settings.options import WorkspaceOptions
+from ragls.service.status import IndexStatus
 
 CLI_SESSION = "cli"
 

@@ -12,8 +12,8 @@ from ragls.cli.common import (
     summary,
 )
 from ragls.errors import InvalidArgumentError
-from ragls.service.persistence import Persistence
-from ragls.service.stores import (
+from ragls.service.persistence.link import Persistence
+from ragls.service.persistence.stores import (
     DEFAULT_KEEP,
     Publication,
 )

@@ -20,7 +20,7 @@ from ragls.cli.common import (
 )
 from ragls.errors import InvalidArgumentError
 from ragls.service import wire
-from ragls.service.stores import (
+from ragls.service.persistence.stores import (
     check_store,
     database_search_store,
     store_target,

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from ragls.service.workspace import Workspace
+from ragls.service.session.workspace import Workspace
 
 
 class ServerContext(Protocol):

@@ -47,8 +47,8 @@ from ragls.lsp.results import (
     WatcherView,
 )
 from ragls.service import wire
-from ragls.service.scheduler import IndexJob
-from ragls.service.workspace import WorkspaceSession
+from ragls.service.session.scheduler import IndexJob
+from ragls.service.session.workspace import WorkspaceSession
 
 MAX_SESSION_NAME_CHARS = 256
 

@@ -29,9 +29,9 @@ from ragls.lsp.guard import IGNORED_METHOD
 from ragls.lsp.messages import structure
 from ragls.lsp.methods import METHODS, Method
 from ragls.lsp.results import to_json
-from ragls.service.options import WorkspaceOptions
+from ragls.service.session.workspace import Workspace
+from ragls.service.settings.options import WorkspaceOptions
 from ragls.service.status import IndexStatus
-from ragls.service.workspace import Workspace
 from ragls.watch.watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)

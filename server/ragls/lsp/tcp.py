@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragls.lsp.framing import EndInput
-from ragls.service.access import listen_address, write_token
+from ragls.service.guards.access import listen_address, write_token
 
 log = logging.getLogger(__name__)
 

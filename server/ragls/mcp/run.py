@@ -24,9 +24,9 @@ import anyio
 from ragls.mcp.roots import chosen_roots
 from ragls.mcp.server import create_mcp_server
 from ragls.mcp.tools import RaglsTools
-from ragls.service.access import listen_address, write_token
-from ragls.service.options import WorkspaceOptions
-from ragls.service.workspace import Workspace
+from ragls.service.guards.access import listen_address, write_token
+from ragls.service.session.workspace import Workspace
+from ragls.service.settings.options import WorkspaceOptions
 from ragls.store.paths import default_cache_root
 from ragls.watch.watcher import WorkspaceWatcher
 

@@ -11,7 +11,7 @@ Decisions written down here:
   ``read_span`` takes a path relative to a root, refuses ``..``, absolute paths and every path
   indexing would not admit (ignored, secret, default-skipped, binary, too large), with the rule
   that refuses it, then opens the file beneath the root's descriptor without following a link
-  anywhere on the way (:mod:`ragls.service.beneath`), so no check-then-read race leads out.
+  anywhere on the way (:mod:`ragls.service.guards.beneath`), so no check-then-read race leads out.
 * ``search_code`` with ``path_glob`` (gitignore-style, relative to the root) or ``language``
   filters the ranked results of the session's pipeline: it asks for up to 100 candidates, keeps
   those that match, in rank order, and returns the first ``top_k``.
@@ -40,10 +40,10 @@ from ragls.ingest.extract import ExtractionError
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.mcp.names import unescaped
 from ragls.service import wire
-from ragls.service.beneath import Refused, read_beneath
-from ragls.service.scheduler import IndexJob
+from ragls.service.guards.beneath import Refused, read_beneath
+from ragls.service.session.scheduler import IndexJob
+from ragls.service.session.workspace import Workspace, WorkspaceSession
 from ragls.service.status import IndexProgress
-from ragls.service.workspace import Workspace, WorkspaceSession
 
 MAX_TOP_K = 50
 FILTER_CANDIDATES = 100

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ragls.service.chat import ChatKnowledge, KnowledgeType, SessionCorpus
 from ragls.service.rag_service import RagService
-from ragls.service.sessions import SessionManager
+from ragls.service.session.sessions import SessionManager
 from ragls.service.status import DocumentInfo, IndexProgress, IndexStatus
 
 __all__ = [

@@ -45,10 +45,11 @@ from ragls.ingest.explain import explain_path
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.indexer import FileIndexer, IndexReport
 from ragls.ingest.limits import Limits
-from ragls.service import chat, snapshot
+from ragls.service import chat
 from ragls.service.documents import document_info, new_added_document, redacted_document
 from ragls.service.memory import collection_paused, release_free_memory
-from ragls.service.persistence import Persistence
+from ragls.service.persistence import snapshot
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import SEED, Pipeline, pipeline_named
 from ragls.service.status import (
     DocumentInfo,

@@ -5,8 +5,8 @@ inotify descriptor read by one thread (watchdog's ``InotifyFD``); directories th
 default-skipped (``node_modules``, ``.git``, ``build``...) get none, so a big ``node_modules``
 costs no watches. New directories get watches as they appear, removed ones lose theirs, and a
 change to an ignore file re-evaluates the watches below its directory. Events only enqueue paths
-into the :class:`~ragls.service.debounce.Debouncer`; the admission of each path is decided by the
-changed-paths index run, with the same rules as the walk.
+into the :class:`~ragls.service.session.debounce.Debouncer`; the admission of each path is
+decided by the changed-paths index run, with the same rules as the walk.
 
 If the kernel refuses a watch (``ENOSPC``: the inotify watch limit is exhausted), the watcher
 says so in :attr:`state` and asks for full rescans instead; the daemon then relies on the
@@ -27,7 +27,7 @@ from typing import Any
 
 from ragls.ingest.admission import Admission
 from ragls.ingest.ignore.defaults import ALWAYS_SKIPPED_DIRS, is_ignore_file_name
-from ragls.service.debounce import Debouncer
+from ragls.service.session.debounce import Debouncer
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ragls.errors import InvalidArgumentError
 from ragls.service.rag_service import RagService
-from ragls.service.workspace import Workspace
+from ragls.service.session.workspace import Workspace
 
 MAX_SESSION_ID_CHARS = 4096
 

@@ -1,17 +1,18 @@
 """The workspace layer: the one registry of sessions every front end uses (SPEC §1, §9).
 
 A :class:`WorkspaceSession` is a session's RagService, its index scheduler
-(:class:`~ragls.service.scheduler.SessionIndexer`), its change feed and its root. A folder
+(:class:`~ragls.service.session.scheduler.SessionIndexer`), its change feed and its root. A folder
 session's id is the folder's URI; it is indexed on start-up (unless configured off) and watched.
 A named session (an assistant without a folder) indexes what it is told to, unwatched. Requests
 that name no session go to the first workspace folder, or to a session called ``default`` when
 there is no folder.
 
 A session opened with a root keeps its index in a generation store unless the
-``persistence.enabled`` setting is off (SPEC §11, :mod:`ragls.service.persistence`): the embedded
-one by default, or a team index in PostgreSQL (chosen in :mod:`ragls.service.stores`). Its first
-run starts from the stored generation, and closing the session (or the workspace) saves what is
-not saved yet before the session is dropped.
+``persistence.enabled`` setting is off (SPEC §11, :mod:`ragls.service.persistence.link`):
+the embedded one by default, or a team index in PostgreSQL (chosen in
+:mod:`ragls.service.persistence.stores`). Its first run starts from the stored generation,
+and closing the session (or the workspace) saves what is not saved yet before the session is
+dropped.
 
 The change feed is injected: :class:`Workspace` takes a factory that builds one for a root
 (the daemon passes its watchdog watcher; tests pass a fake; ``None`` leaves folders unwatched),
@@ -34,15 +35,15 @@ from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.indexer import FileIndexer
 from ragls.ingest.parallel import WORKER_NICENESS
-from ragls.service.confinement import check_folder, check_index_path
-from ragls.service.debounce import Debouncer
-from ragls.service.options import WorkspaceOptions
-from ragls.service.persistence import Persistence
+from ragls.service.guards.confinement import check_folder, check_index_path
+from ragls.service.persistence.link import Persistence
+from ragls.service.persistence.stores import open_store, store_target
 from ragls.service.pipelines import pipeline_named
 from ragls.service.rag_service import RagService
-from ragls.service.scheduler import IndexArguments, IndexJob, SessionIndexer
+from ragls.service.session.debounce import Debouncer
+from ragls.service.session.scheduler import IndexArguments, IndexJob, SessionIndexer
+from ragls.service.settings.options import WorkspaceOptions
 from ragls.service.status import IndexStatus
-from ragls.service.stores import open_store, store_target
 from ragls.store.embedded import EmbeddedStore
 from ragls.store.interface import GenerationStore
 
@@ -127,7 +128,7 @@ class Workspace:
         self._change_feed = change_feed
         self._service_factory = service_factory
         self.max_sessions = max_sessions
-        self.confined = confined  # the daemon's: see ragls.service.confinement
+        self.confined = confined  # the daemon's: see ragls.service.guards.confinement
         self._lock = threading.Lock()
         self._watch_lock = threading.Lock()
         self._sessions: dict[str, WorkspaceSession] = {}
@@ -154,7 +155,7 @@ class Workspace:
         return service
 
     def _open_store(self, root: Path) -> GenerationStore:
-        """The session's store (ragls.service.stores). A publication that cannot be made
+        """The session's store (ragls.service.persistence.stores). A publication that cannot be made
         raises; a consumer whose store cannot be opened keeps its index in the embedded store,
         with the reason logged (the editor stays usable)."""
         options = self.options

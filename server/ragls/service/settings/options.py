@@ -2,14 +2,14 @@
 ``workspace/didChangeConfiguration`` (and any other front end as its configuration).
 
 The keys (camelCase on the wire), types, bounds and defaults are the settings schema
-(:mod:`ragls.service.settings_schema`), from which protocol.md's table is generated. Parsing never
+(:mod:`ragls.service.settings.schema`), from which protocol.md's table is generated. Parsing never
 fails: :func:`parse_options` returns the options and a list of messages naming each invalid
 field; the caller reports those to the user and keeps the previous options whole (a partially
 applied configuration would be a state nobody wrote).
 
 One configuration holds for every folder of a daemon: it never asks ``workspace/configuration``
 for a folder's, so a repository's settings never reach it, and the clients fill the user-only
-keys (:data:`ragls.service.settings_schema.USER_ONLY`) from their user's own settings
+keys (:data:`ragls.service.settings.schema.USER_ONLY`) from their user's own settings
 (protocol.md §7).
 """
 
@@ -24,9 +24,9 @@ from ragls.core.analyzer import SynonymTable
 from ragls.errors import InvalidArgumentError
 from ragls.ingest.ignore.defaults import READMITTABLE_DIRS
 from ragls.ingest.limits import Limits
+from ragls.service.persistence.stores import Publication, check_store
 from ragls.service.pipelines import WORKSPACE
-from ragls.service.settings_schema import BY_KEY, GROUPS, SETTINGS, check
-from ragls.service.stores import Publication, check_store
+from ragls.service.settings.schema import BY_KEY, GROUPS, SETTINGS, check
 
 
 def _snake(name: str) -> str:
@@ -73,7 +73,9 @@ class WorkspaceOptions:
     low_priority_indexing: bool = True
     persistence_enabled: bool = True
     persistence_cache_dir: str | None = None
-    persistence_store: str | None = None  # None: from the environment (ragls.service.stores)
+    persistence_store: str | None = (
+        None  # None: from the environment (ragls.service.persistence.stores)
+    )
     # Not a setting: what `ragls index --store` publishes under (None: consume, never write).
     publication: Publication | None = None
 

@@ -1,10 +1,10 @@
 """The workspace settings, defined once: names, types, defaults, bounds, descriptions.
 
-Everything else is derived from :data:`SETTINGS`: :func:`ragls.service.options.parse_options`
-validates with it, and ``python -m ragls.service.settings_files --write`` regenerates the
-clients' copies (:mod:`ragls.service.settings_files`); a test fails when any of them is
-stale. Keys are the wire names (camelCase; a dot nests: ``limits.maxFiles`` is
-``{"limits": {"maxFiles": ...}}``).
+Everything else is derived from :data:`SETTINGS`:
+:func:`ragls.service.settings.options.parse_options` validates with it, and
+``python -m ragls.service.settings.files --write`` regenerates the clients' copies
+(:mod:`ragls.service.settings.files`); a test fails when any of them is stale. Keys are the
+wire names (camelCase; a dot nests: ``limits.maxFiles`` is ``{"limits": {"maxFiles": ...}}``).
 
 Which settings a repository may set (the ``scope``). Editors take settings from the user and from
 the folder that is opened (VS Code's ``.vscode/settings.json``, a multi-root ``.code-workspace``),

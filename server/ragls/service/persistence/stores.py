@@ -16,10 +16,10 @@ published for its checkout's commit or the nearest ancestor, reconciles local ed
 and never writes to the team index; it keeps copies of the parts it loaded in its workspace's
 cache folder, :mod:`ragls.store.copies`, so a restart reads only what changed) or *publishes*
 (``ragls index PATH --store``: it starts from the nearest published ancestor, reconciles, and
-writes the result under the checkout's commit). Both key
-the index by the repository's identity (:mod:`ragls.service.repository`). A folder that is
-not a git checkout with a remote cannot be keyed: a consumer falls back to the embedded store
-(logged), a publisher needs ``--repository`` and ``--ref``.
+writes the result under the checkout's commit). Both key the index by the repository's
+identity (:mod:`ragls.service.persistence.repository`). A folder that is not a git checkout
+with a remote cannot be keyed: a consumer falls back to the embedded store (logged), a
+publisher needs ``--repository`` and ``--ref``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragls.errors import InvalidArgumentError
-from ragls.service.repository import identify
+from ragls.service.persistence.repository import identify
 from ragls.store.copies import PartCopies
 from ragls.store.embedded import EmbeddedStore
 from ragls.store.interface import GenerationStore
