@@ -27,9 +27,9 @@ from ragls.errors import ConfigurationError
 
 MODEL_NAME = "wordllama-l2-supercat-256"
 MAX_TEXT_CHARS = 4_000  # a chunk's first characters carry its subject; the rest adds cost
-_BATCH = 512
 
 Vectors = npt.NDArray[np.float32]
+Table = npt.NDArray[np.float16]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[_\W]+")
@@ -73,7 +73,7 @@ class StaticEmbedder:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._table: Vectors | None = None
+        self._table: Table | None = None
         self._tokenizer: Any = None
 
     @property
@@ -84,7 +84,7 @@ class StaticEmbedder:
     def dimensions(self) -> int:
         return int(self._loaded()[0].shape[1])
 
-    def _loaded(self) -> tuple[Vectors, Any]:
+    def _loaded(self) -> tuple[Table, Any]:
         with self._lock:
             if self._table is None:
                 from safetensors.numpy import load
@@ -92,7 +92,7 @@ class StaticEmbedder:
 
                 package = resources.files("wordllama")
                 weights = load((package / "weights" / "l2_supercat_256.safetensors").read_bytes())
-                table = next(iter(weights.values())).astype(np.float32)
+                table = next(iter(weights.values()))  # float16, as shipped: 16 MB
                 config = (package / "tokenizers" / "l2_supercat_tokenizer_config.json").read_text(
                     encoding="utf-8"
                 )
@@ -103,16 +103,17 @@ class StaticEmbedder:
             return self._table, self._tokenizer
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """One unit row per text (a text with no tokens gets a zero row)."""
+        """One unit row per text (a text with no tokens gets a zero row). Texts are encoded one
+        at a time on the calling thread: the tokenizer's batch call would start a thread per
+        core, whose heaps stay large after a big corpus, for a background job that should
+        leave the machine to its user."""
         table, tokenizer = self._loaded()
         out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
-        for start in range(0, len(texts), _BATCH):
-            batch = [prepared(text) for text in texts[start : start + _BATCH]]
-            encoded = tokenizer.encode_batch(batch, add_special_tokens=False)
-            for row, item in enumerate(encoded):
-                if item.ids:
-                    total = table[np.asarray(item.ids, dtype=np.intp)].sum(axis=0)
-                    norm = float(np.linalg.norm(total))
-                    if norm > 0:
-                        out[start + row] = total / norm
+        for row, text in enumerate(texts):
+            ids = tokenizer.encode(prepared(text), add_special_tokens=False).ids
+            if ids:
+                total = table[np.asarray(ids, dtype=np.intp)].sum(axis=0, dtype=np.float32)
+                norm = float(np.linalg.norm(total))
+                if norm > 0:
+                    out[row] = total / norm
         return out

@@ -392,7 +392,9 @@ class RagService:
         return SemanticStream(shared_embedder(), on_embedded=self._embedded)
 
     def _embedded(self) -> None:
-        """The semantic stream's queue drained: store its vectors with the generation."""
+        """The semantic stream's queue drained: store its vectors with the generation, and
+        give the embedding's scratch memory back to the system."""
+        release_free_memory()
         self._changed()
 
     def wait_for_embeddings(self, timeout: float | None = None) -> bool:
