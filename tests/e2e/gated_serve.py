@@ -48,7 +48,7 @@ def gated(
 
 
 # The cadence of the partial commits: after 1, 2, 4, ... files, whatever the time.
-BY_WORK_DONE = PartialCommits(seconds=0.0)
+BY_WORK_DONE = PartialCommits(seconds=0.0, min_files=1)
 
 
 def install() -> None:

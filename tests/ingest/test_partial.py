@@ -15,12 +15,12 @@ from tests.conftest import FakeClock
 from tests.ingest.test_indexer import Stores, run, tree
 
 # Time never stands in the way: these commits follow the work done alone.
-EVERY_FILE = PartialCommits(seconds=0.0, clock=FakeClock())
+EVERY_FILE = PartialCommits(seconds=0.0, min_files=1, clock=FakeClock())
 
 
 def commits_over(policy: PartialCommits, files: int) -> list[int]:
     """The file counts at which a run of ``files`` files commits partially."""
-    cadence, done = policy.start(), []
+    cadence, done = policy.start(files), []
     for position in range(1, files + 1):
         if cadence.due(position):
             cadence.committed(position)
@@ -29,16 +29,26 @@ def commits_over(policy: PartialCommits, files: int) -> list[int]:
 
 
 def test_each_partial_commit_covers_at_least_twice_the_files_of_the_one_before() -> None:
-    assert commits_over(EVERY_FILE, 100) == [1, 2, 4, 8, 16, 32, 64]
+    assert commits_over(EVERY_FILE, 10_000) == [2**k for k in range(13)]  # up to 4,096
+
+
+def test_none_is_made_past_half_of_the_run() -> None:
+    assert commits_over(EVERY_FILE, 100) == [1, 2, 4, 8, 16, 32]
+    whole = PartialCommits(seconds=0.0, min_files=1, max_share=1.0, clock=FakeClock())
+    assert commits_over(whole, 100) == [1, 2, 4, 8, 16, 32, 64]
 
 
 def test_growth_and_a_floor_of_files_set_the_batch_size() -> None:
-    policy = PartialCommits(seconds=0.0, growth=0.0, min_files=25, clock=FakeClock())
-    assert commits_over(policy, 100) == [25, 50, 75, 100]
+    policy = PartialCommits(seconds=0.0, growth=0.0, min_files=10, clock=FakeClock())
+    assert commits_over(policy, 100) == [10, 20, 30, 40, 50]
+
+
+def test_the_first_partial_commit_waits_for_a_floor_of_files() -> None:
+    assert commits_over(PartialCommits(seconds=0.0, clock=FakeClock()), 100) == [16, 32]
 
 
 def test_no_partial_commit_before_its_seconds_have_passed(clock: FakeClock) -> None:
-    cadence = PartialCommits(seconds=1.0, clock=clock).start()
+    cadence = PartialCommits(seconds=1.0, clock=clock).start(2000)
     assert not cadence.due(500)  # plenty of work, no time
     clock.advance(1.0)
     assert cadence.due(500)
@@ -59,7 +69,7 @@ def test_a_cold_run_commits_whole_partial_generations_then_the_rest(tmp_path: Pa
         seen.append((report.files_done, stores.files()))
 
     report = run(indexer, root, stores, partial=EVERY_FILE, on_partial=partial)
-    assert [done for done, _ in seen] == [1, 2, 4, 8, 16]
+    assert [done for done, _ in seen] == [1, 2, 4, 8]  # none past half the run
     for done, files in seen:
         assert files == {f"src/m{i}.py" for i in sorted(range(20), key=str)[:done]}
     assert report.file_count == 20 and report.chunks_added == len(stores.ids()) == 20

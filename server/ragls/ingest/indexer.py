@@ -218,13 +218,15 @@ class FileIndexer:
         commit_lock: AbstractContextManager[object] | None = None,
         partial: PartialCommits | None = None,
         on_partial: Callable[[PartialReport], None] | None = None,
+        before_partial: Callable[[PartialReport], None] | None = None,
     ) -> IndexReport:
         """One run; see the module docstring for its guarantees. ``commit_lock`` is held only
         while the stores are swapped (the service uses it to order commits with added documents).
         ``streams`` are swapped after BM25 (None: a pipeline without one), in order, with the
         same undo. ``partial``: the cadence of partial commits if this run is cold (nothing
-        committed, not a changed-paths run; ignored otherwise); ``on_partial`` hears each one
-        once it is live.
+        committed, not a changed-paths run; ignored otherwise); ``before_partial`` hears each one
+        just before it is swapped in (a caller's "answers are partial" flag must never lag the
+        stores), ``on_partial`` once it is live.
         """
         root = config.path
         if not root.is_dir():
@@ -257,7 +259,7 @@ class FileIndexer:
         stores = [*([bm25] if bm25 is not None else []), *streams]
         lock = commit_lock if commit_lock is not None else nullcontext()
         cold = partial is not None and not committed and changed_paths is None
-        cadence = partial.start() if cold and partial is not None else None
+        cadence = partial.start(len(candidates)) if cold and partial is not None else None
         # A cold run's partial generations: the records they hold, and the records read since.
         shown: dict[str, FileRecord] = {}
         fresh: list[FileRecord] = []
@@ -303,19 +305,20 @@ class FileIndexer:
                         fresh.append(record)
                 if progress is not None:
                     progress(position, total, candidate.path)
-                if cadence is not None and position < total and cadence.due(position):
+                if cadence is not None and cadence.due(position):
+                    coming = PartialReport(
+                        root,
+                        position,
+                        total,
+                        sum(1 for record in staged.values() if record.skip is None),
+                        sum(len(record.documents) for record in staged.values()),
+                    )
+                    if before_partial is not None:
+                        before_partial(coming)
                     self._commit_partial(knowledge_base, bm25, stores, lock, shown, fresh, staged)
                     cadence.committed(position)
                     if on_partial is not None:
-                        on_partial(
-                            PartialReport(
-                                root,
-                                position,
-                                total,
-                                sum(1 for record in shown.values() if record.skip is None),
-                                sum(len(record.documents) for record in shown.values()),
-                            )
-                        )
+                        on_partial(coming)
 
             chunks = sum(len(record.documents) for record in staged.values())
             if chunks > self.limits.max_chunks:

@@ -9,14 +9,21 @@ flagged partial (with how many files it covers of how many) until the run's fina
 
 The cadence, and why: a partial commit is due when **both** at least ``seconds`` (1 s) have
 passed since the run started or since the previous partial commit, **and** the files read since
-that commit number at least ``growth`` (1.0) times the files already committed (and at least
-``min_files``). So the first partial generation goes live about a second into the run, and each
-later one covers at least twice the files of the one before: a run of N files commits at most
-about log2(N) partial generations. The cost is what bounds it: a commit of a large batch merges
-the postings segments of every stream (``ragls.core.postings``), work proportional to what they
-hold already, so doubling keeps the sum of those merges below twice the final one (measured in
-docs/benchmarks.md). A fixed "every N files" or "every few seconds" would make that sum grow
-with the square of the repository's size.
+that commit number at least ``growth`` (1.0) times the files already committed and at least
+``min_files`` (16). So the first partial generation goes live about a second into the run (the
+floor keeps it from holding the one file a run has read when its worker processes have just
+started, as measured), and each later one covers at least twice the files of the one before: a
+run of N files commits at most about log2(N / 16) partial generations. None is made past
+``max_share`` (half) of the run's files: the final commit is then no further away than the run
+has come, and the partial commit it saves would be the largest and most expensive (measured: on
+a loaded two-core machine the one at three quarters of the standard library cost more than all
+the others together). The cost is what bounds
+it: a commit costs about what its documents cost to tokenize into every stream (work the final
+commit would do anyway), plus, for a large batch, a merge of the postings segments proportional
+to what the stores hold already (``ragls.core.postings``); doubling keeps the sum of those
+merges below about twice the final one, where a fixed "every N files" or "every few seconds"
+would make it grow with the square of the repository's size. What it costs on the standard
+library: docs/benchmarks.md, "Partial generations".
 
 Only cold runs commit partially; a run with a committed generation to answer from (a warm start,
 a re-index, a changed-paths run) keeps its single commit, so answers never go from complete to
@@ -36,20 +43,22 @@ class PartialCommits:
 
     seconds: float = 1.0
     growth: float = 1.0
-    min_files: int = 1
+    min_files: int = 16
+    max_share: float = 0.5
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)
 
-    def start(self) -> Cadence:
-        """The cadence of one run, its clock started now."""
-        return Cadence(self)
+    def start(self, total_files: int) -> Cadence:
+        """The cadence of one run of ``total_files`` files, its clock started now."""
+        return Cadence(self, total_files)
 
 
 class Cadence:
     """One run's partial-commit schedule: ask :meth:`due` after each file, tell
     :meth:`committed` after each partial commit."""
 
-    def __init__(self, policy: PartialCommits) -> None:
+    def __init__(self, policy: PartialCommits, total_files: int) -> None:
         self._policy = policy
+        self._total = total_files
         self._since = policy.clock()
         self.committed_files = 0  # files (read, whatever their outcome) the last commit covers
         self.commits = 0
@@ -59,7 +68,8 @@ class Cadence:
         policy = self._policy
         fresh = files_done - self.committed_files
         return (
-            fresh >= max(1, policy.min_files)
+            files_done <= policy.max_share * self._total
+            and fresh >= max(1, policy.min_files)
             and fresh >= policy.growth * self.committed_files
             and policy.clock() - self._since >= policy.seconds
         )

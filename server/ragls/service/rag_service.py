@@ -186,17 +186,21 @@ class RagService:
 
             before = self._status
 
-            def partially(committed: PartialReport) -> None:
+            def coming(partial: PartialReport) -> None:
+                # Before the swap: an answer may say partial about a generation not yet
+                # swapped in, never whole about a partial one (the first partial commit).
                 self._status = dataclasses.replace(
                     before,
-                    file_count=committed.file_count,
-                    chunk_count=committed.chunk_count,
+                    file_count=partial.file_count,
+                    chunk_count=partial.chunk_count,
                     last_index_time=datetime.now(UTC),
-                    indexed_path=str(committed.root),
+                    indexed_path=str(partial.root),
                     generation=before.generation + 1,  # the number the run will commit
                     last_error=None,
-                    partial=IndexProgress(committed.files_done, committed.total_files, ""),
+                    partial=IndexProgress(partial.files_done, partial.total_files, ""),
                 )
+
+            def live(partial: PartialReport) -> None:
                 if on_partial is not None:
                     on_partial(self.get_status())
 
@@ -212,7 +216,8 @@ class RagService:
                     changed_paths=changed_paths,
                     commit_lock=self._commit_lock,
                     partial=self._partial_commits,
-                    on_partial=partially,
+                    on_partial=live,
+                    before_partial=coming,
                 )
             except BaseException as error:
                 # Partial generations were withdrawn: the status is the previous one's again.
