@@ -19,11 +19,15 @@ def nvim() -> str:
     return found
 
 
-def run_script(tmp_path: Path, script: str) -> str:
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def run_script(tmp_path: Path, script: str, files: dict[str, str | bytes] | None = None) -> str:
     """Run one Lua test script in headless Neovim against the real daemon; its report."""
     workspace = make_tree(
         tmp_path / "project",
-        {
+        files
+        or {
             "src/auth.py": "def login(user, password):\n    return verify(password)\n",
             "README.md": "# Project\n\nSomething about billing.\n",
         },
@@ -31,6 +35,10 @@ def run_script(tmp_path: Path, script: str) -> str:
     (workspace / ".git").mkdir()
     environment = {
         **os.environ,
+        # For scripts that start tests.e2e.gated_serve rather than ragls itself.
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(REPOSITORY), os.environ.get("PYTHONPATH")])
+        ),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
@@ -78,3 +86,14 @@ def test_the_vim_lsp_enable_route_gets_the_commands(tmp_path: Path) -> None:
 def test_a_project_cannot_set_the_user_only_settings(tmp_path: Path) -> None:
     report = run_script(tmp_path, "test_user_only.lua")
     assert report.count("ok   - ") == 13, report
+
+
+def test_a_first_index_shows_partial_answers_in_the_neovim_views(tmp_path: Path) -> None:
+    # The daemon is tests.e2e.gated_serve: its cold run commits partial generations after
+    # 1, 2, 4, ..., 64 files and waits, 100 files in, for the script to release it.
+    files: dict[str, str | bytes] = {
+        f"pkg/m{i:03d}.py": f"def helper_{i}(value):\n    return 'marsupial{i:03d}'\n"
+        for i in range(300)
+    }
+    report = run_script(tmp_path, "test_partial.lua", files)
+    assert report.count("ok   - ") == 9, report

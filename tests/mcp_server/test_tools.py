@@ -11,10 +11,13 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from ragls.ingest import indexer
 from ragls.mcp.server import create_mcp_server
 from ragls.mcp.tools import RaglsTools
+from ragls.service.rag_service import RagService
 from ragls.service.session.workspace import Workspace
 from ragls.service.settings.options import WorkspaceOptions
+from tests.e2e import gated_serve
 from tests.ingest.secret_corpus import planted_corpus
 from tests.ingest.trees import make_tree
 
@@ -35,7 +38,8 @@ def tools_for(*roots: Path, start: bool = True) -> RaglsTools:
     if start:
         tools.start()
         deadline = time.monotonic() + 30
-        while any(r["generation"] == 0 for r in tools.list_roots()["roots"]):
+        # Whole generations: a slow first run answers from partial ones before (ingest.partial).
+        while any(r["generation"] == 0 or r["indexing"] for r in tools.list_roots()["roots"]):
             assert time.monotonic() < deadline, "the first index never finished"
             time.sleep(0.02)
     return tools
@@ -200,6 +204,50 @@ async def test_a_root_still_being_built_says_so(root: Path) -> None:
             assert "is still being built" in message and "index_status" in message
     finally:
         pending.close()
+
+
+async def test_a_first_index_answers_partially_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run stops 100 files in until the release file exists; it has committed partial
+    # generations after 1, 2, 4, ..., 64 files by then (tests.e2e.gated_serve).
+    monkeypatch.setattr(indexer, "process_all", gated_serve.gated)
+    files = {
+        f"pkg/m{i:03d}.py": f"def helper_{i}():\n    return 'wombat{i:03d}'\n" for i in range(300)
+    }
+    root = make_tree(tmp_path / "ws", files)
+    workspace = Workspace(
+        WorkspaceOptions(watch=False, persistence_enabled=False),
+        service_factory=lambda: RagService(
+            pipeline="workspace", partial_commits=gated_serve.BY_WORK_DONE
+        ),
+    )
+    served = RaglsTools(workspace, [root])
+    try:
+        served.start()
+        deadline = time.monotonic() + 30
+        while served.index_status()["files"] != 64:
+            assert time.monotonic() < deadline, "no partial generation of 64 files"
+            time.sleep(0.02)
+        async with Client(create_mcp_server(served)) as client:
+            status = await call(client, "index_status", {})
+            assert status["partial"] and status["indexing"] and status["generation"] == 1
+            found = await call(client, "search_code", {"query": "wombat003", "top_k": 1})
+            assert found["results"][0]["path"] == "pkg/m003.py" and found["partial"]
+            assert found["progress"] == {"indexed_files": 64, "total_files": 300}
+            assert "partial answer" in found["note"] and "64/300 files" in found["note"]
+            context = await call(client, "build_context", {"query": "wombat003"})
+            assert context["partial"] and "pkg/m003.py" in context["prompt"]
+            (tmp_path / gated_serve.GATE_FILE).touch()
+            while served.index_status()["indexing"]:
+                assert time.monotonic() < deadline + 30, "the run never finished"
+                time.sleep(0.02)
+            whole = await call(client, "search_code", {"query": "wombat250", "top_k": 1})
+            assert whole["results"][0]["path"] == "pkg/m250.py"
+            assert not whole["partial"] and "note" not in whole and "progress" not in whole
+    finally:
+        (tmp_path / gated_serve.GATE_FILE).touch()
+        served.close()
 
 
 async def test_two_roots_are_named_by_folder_or_path(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 // The commands of the extension, written against VscodeApi and RaglsApi only.
 import type { CancellationTokenLike, PathExplanation, RaglsApi, SearchResult, Status } from './protocol';
-import { errorMessage } from './protocol';
+import { errorMessage, partialNote } from './protocol';
 import { statusReport } from './statusView';
 import type { Folder, PickItem, VscodeApi } from './vscodeapi';
 
@@ -74,8 +74,12 @@ export class Commands {
       }
       pick.busy = true;
       try {
-        const hits = await this.searchFolders(api, folders, query);
-        if (mine === generation) pick.items = hits.map((hit) => resultItem(hit.result, hit.folder));
+        const { hits, partial } = await this.searchFolders(api, folders, query);
+        if (mine === generation) {
+          pick.items = hits.map((hit) => resultItem(hit.result, hit.folder));
+          // While a first index runs, answers come from the files read so far: say so.
+          pick.title = partial;
+        }
       } catch (error) {
         if (mine === generation) this.vscode.showErrorMessage(`ragls: ${errorMessage(error)}`);
       } finally {
@@ -109,12 +113,18 @@ export class Commands {
     });
   }
 
-  /** One folder: the daemon's default session. Several: each folder's session, fused by rank. */
-  private async searchFolders(api: RaglsApi, folders: Folder[], query: string): Promise<Hit[]> {
+  /** One folder: the daemon's default session. Several: each folder's session, fused by rank.
+   *  ``partial``: what to say when an answer came from a first index still under way. */
+  private async searchFolders(api: RaglsApi, folders: Folder[], query: string): Promise<{ hits: Hit[]; partial?: string }> {
     const topK = this.topK();
-    if (folders.length <= 1) return (await api.search(query, topK)).map((result) => ({ result }));
-    const lists = await Promise.all(folders.map(async (folder) => ({ folder, results: await api.search(query, topK, folder.uri) })));
-    return fuseFolders(lists, topK);
+    if (folders.length <= 1) {
+      const answer = await api.searchAnswer(query, topK);
+      return { hits: answer.results.map((result) => ({ result })), partial: partialNote(answer) };
+    }
+    const answers = await Promise.all(folders.map(async (folder) => ({ folder, answer: await api.searchAnswer(query, topK, folder.uri) })));
+    const lists = answers.map(({ folder, answer }) => ({ folder, results: answer.results }));
+    const partial = answers.filter(({ answer }) => answer.partial).map(({ folder, answer }) => `${folder.name}: ${partialNote(answer)}`);
+    return { hits: fuseFolders(lists, topK), partial: partial.length > 0 ? partial.join('; ') : undefined };
   }
 
   async copyContextPrompt(): Promise<string | undefined> {
@@ -124,10 +134,11 @@ export class Commands {
     if (!question) return undefined;
     try {
       // A prompt is built from one corpus: the active editor's folder, else the first.
-      const prompt = await api.buildContextPrompt(question, this.topK(), this.vscode.activeFolder());
-      await this.vscode.writeClipboard(prompt);
-      this.vscode.showInformationMessage('ragls: context prompt copied to the clipboard');
-      return prompt;
+      const answer = await api.buildContextPromptAnswer(question, this.topK(), this.vscode.activeFolder());
+      await this.vscode.writeClipboard(answer.prompt);
+      const partial = partialNote(answer);
+      this.vscode.showInformationMessage(`ragls: context prompt copied to the clipboard${partial ? ` (${partial})` : ''}`);
+      return answer.prompt;
     } catch (error) {
       this.vscode.showErrorMessage(`ragls: ${errorMessage(error)}`);
       return undefined;

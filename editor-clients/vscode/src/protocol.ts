@@ -42,6 +42,50 @@ export interface SearchResult {
   metadata: ChunkMetadata;
 }
 
+/** How far a first (cold) index had got when it committed the partial generation that answered. */
+export interface PartialProgress {
+  indexedFiles: number;
+  totalFiles: number;
+}
+
+/** A rag/search answer (protocol.md §4). */
+export interface SearchAnswer {
+  session: string;
+  results: SearchResult[];
+  warnings?: string[];
+  generation: number;
+  stale: boolean;
+  /** True when a first index is still under way and only the files of ``progress`` were searched (protocol.md §5a). */
+  partial?: boolean;
+  progress?: PartialProgress | null;
+}
+
+/** A rag/buildContextPrompt answer. */
+export interface PromptAnswer {
+  session: string;
+  prompt: string;
+  warnings?: string[];
+  generation: number;
+  stale: boolean;
+  partial?: boolean;
+  progress?: PartialProgress | null;
+}
+
+/** "indexing 40%" from files read of files to read ("indexing" while the total is unknown). */
+export function percentText(indexedFiles: number, totalFiles: number): string {
+  if (totalFiles <= 0) return 'indexing';
+  return `indexing ${Math.floor((100 * Math.min(indexedFiles, totalFiles)) / totalFiles)}%`;
+}
+
+/** What a search view says of an answer from a partial generation, or undefined for a whole one. */
+export function partialNote(answer: { partial?: boolean; progress?: PartialProgress | null }): string | undefined {
+  if (!answer.partial) return undefined;
+  const progress = answer.progress;
+  if (!progress) return 'partial results: the first index is still being built';
+  const files = `${progress.indexedFiles.toLocaleString('en-US')}/${progress.totalFiles.toLocaleString('en-US')} files read`;
+  return `partial results: ${percentText(progress.indexedFiles, progress.totalFiles)} (${files})`;
+}
+
 export interface WatcherStatus {
   state: string;
   watches: number;
@@ -93,6 +137,8 @@ export interface Status {
   lastRun?: { filesRead: number; filesChunked: number; filesRemoved: number; chunksAdded: number; chunksRemoved: number } | null;
   /** The running run's latest tick while ``indexing``; null otherwise. */
   progress?: { indexedFiles: number; totalFiles: number; currentFile: string } | null;
+  /** True while answers come from a partial generation of a first index still under way. */
+  partial?: boolean;
 }
 
 export interface PathExplanation {
@@ -135,15 +181,24 @@ export class RaglsApi {
   ) {}
 
   async search(query: string, topK: number, session?: string): Promise<SearchResult[]> {
-    const answer = await this.connection.sendRequest<{ results: SearchResult[]; warnings?: string[] }>('rag/search', { query, topK, session });
+    return (await this.searchAnswer(query, topK, session)).results;
+  }
+
+  /** The whole rag/search answer: results, and whether they come from a partial generation. */
+  async searchAnswer(query: string, topK: number, session?: string): Promise<SearchAnswer> {
+    const answer = await this.connection.sendRequest<SearchAnswer>('rag/search', { query, topK, session });
     this.noteWarnings(answer.warnings);
-    return answer.results;
+    return answer;
   }
 
   async buildContextPrompt(query: string, topK: number, session?: string): Promise<string> {
-    const answer = await this.connection.sendRequest<{ prompt: string; warnings?: string[] }>('rag/buildContextPrompt', { query, topK, session });
+    return (await this.buildContextPromptAnswer(query, topK, session)).prompt;
+  }
+
+  async buildContextPromptAnswer(query: string, topK: number, session?: string): Promise<PromptAnswer> {
+    const answer = await this.connection.sendRequest<PromptAnswer>('rag/buildContextPrompt', { query, topK, session });
     this.noteWarnings(answer.warnings);
-    return answer.prompt;
+    return answer;
   }
 
   private noteWarnings(warnings: string[] | undefined): void {

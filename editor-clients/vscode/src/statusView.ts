@@ -1,6 +1,6 @@
 // What the user sees of the daemon's state: the status bar item's text and tooltip, and the full
 // status report a click opens. Pure functions of rag/sessions answers and the current time.
-import type { CacheStatus, Status } from './protocol';
+import { percentText, type CacheStatus, type Status } from './protocol';
 
 export function sizeText(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -57,10 +57,17 @@ function sessionName(status: Status): string {
   return root.split(/[\\/]/).filter((part) => part !== '').pop() ?? root;
 }
 
-function progressText(status: Status): string {
+/** "indexing 40%" (the status bar's words); with ``files``, "indexing 40% (1,200/3,000 files)". */
+function progressText(status: Status, withFiles = false): string {
   const progress = status.progress;
   if (!progress || progress.totalFiles === 0) return 'indexing';
-  return `indexing ${count(progress.indexedFiles)}/${count(progress.totalFiles)} files`;
+  const percent = percentText(progress.indexedFiles, progress.totalFiles);
+  return withFiles ? `${percent} (${count(progress.indexedFiles)}/${count(progress.totalFiles)} files)` : percent;
+}
+
+/** A first index answering from what it has read so far (protocol.md §5a). */
+function partialText(status: Status): string {
+  return status.partial ? `, answers from the first ${files(status.fileCount)} (partial)` : '';
 }
 
 export interface StatusSummary {
@@ -81,7 +88,7 @@ export function summarize(statuses: Status[], now: number): StatusSummary {
   const lines = statuses.map((s) => {
     const age = generationAge(s, now);
     const state = s.indexing || s.generation === 0
-      ? progressText(s)
+      ? `${progressText(s, true)}${partialText(s)}`
       : `generation ${s.generation}${age === null ? '' : `, updated ${ageText(age)} ago`}`;
     const stale = s.stale && !s.indexing ? ', changes pending' : '';
     return `${sessionName(s)}: ${count(s.fileCount)} files, ${count(s.chunkCount)} chunks, ${state}${stale}`;
@@ -108,7 +115,7 @@ export function statusReport(statuses: Status[], now: number): string {
     row('Files', count(s.fileCount));
     row('Chunks', count(s.chunkCount));
     row('Generation', `${s.generation}${age === null ? '' : `, updated ${ageText(age)} ago`}`);
-    row('State', s.indexing ? progressText(s) : s.stale ? 'changes pending' : 'up to date');
+    row('State', s.indexing ? `${progressText(s, true)}${partialText(s)}` : s.stale ? 'changes pending' : 'up to date');
     row('Watcher', s.watcher ? `${s.watcher.state} (${count(s.watcher.watches)} watches)${s.watcher.detail ? `: ${s.watcher.detail}` : ''}` : 'none');
     row('Ranking', s.pipeline);
     if (s.cache) row('Index on disk', cacheText(s.cache).replace(/^index on disk: /, ''));

@@ -14,6 +14,8 @@ export interface QuickPickLike<T> {
   items: readonly PickItem<T>[];
   busy: boolean;
   placeholder: string | undefined;
+  /** The line above the input: where the search view says its results are partial. */
+  title: string | undefined;
   readonly selectedItems: readonly PickItem<T>[];
   onDidChangeValue(listener: (value: string) => void): void;
   onDidAccept(listener: () => void): void;
@@ -88,6 +90,8 @@ export function realVscodeApi(): VscodeApi {
         set busy(b: boolean) { pick.busy = b; },
         get placeholder() { return pick.placeholder; },
         set placeholder(p: string | undefined) { pick.placeholder = p; },
+        get title() { return pick.title; },
+        set title(t: string | undefined) { pick.title = t; },
         get selectedItems() { return pick.selectedItems as unknown as PickItem<T>[]; },
         onDidChangeValue: (listener) => { pick.onDidChangeValue(listener); },
         onDidAccept: (listener) => { pick.onDidAccept(listener); },

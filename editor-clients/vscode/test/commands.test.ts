@@ -52,6 +52,26 @@ test('search asks the daemon as you type, keeps only the latest answer, opens th
   assert.deepEqual(vscode.opened, [{ folder: undefined, file: 'src/auth.py', startLine: 10, endLine: 24 }]);
 });
 
+test('search during a first index shows the partial results and says how far the index got', async () => {
+  const { vscode, connection, commands } = setup();
+  let partial = true;
+  connection.handlers['rag/search'] = () => ({
+    results: [RESULT], warnings: [], generation: 1, stale: true,
+    partial, progress: partial ? { indexedFiles: 1200, totalFiles: 3000 } : null,
+  });
+  void commands.search();
+  const pick = vscode.picks[0];
+  pick.type('login');
+  await settle();
+  assert.equal(pick.items.length, 1);
+  assert.equal(pick.title, 'partial results: indexing 40% (1,200/3,000 files read)');
+  partial = false;
+  pick.type('login flow');
+  await settle();
+  assert.equal(pick.title, undefined);
+  pick.hide();
+});
+
 test('search errors from the daemon are shown, not swallowed', async () => {
   const { vscode, connection, commands } = setup();
   connection.handlers['rag/search'] = () => { throw { code: -32602, message: 'query must be at most 10000 characters' }; };

@@ -29,6 +29,7 @@ export class FakeQuickPick<T> implements QuickPickLike<T> {
   items: readonly PickItem<T>[] = [];
   busy = false;
   placeholder: string | undefined;
+  title: string | undefined;
   selectedItems: PickItem<T>[] = [];
   shown = false;
   changeListeners: ((value: string) => void)[] = [];

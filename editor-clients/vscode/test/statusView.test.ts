@@ -22,11 +22,23 @@ test('ready: the chunk count and how long ago the generation went live', () => {
   assert.match(summary.tooltip, /^ragls\nshop: 240 files, 4,512 chunks, generation 7, updated 3 min ago\nClick for the full status$/);
 });
 
-test('indexing: files done of files to read, for one folder or several', () => {
-  const running = status({ indexing: true, progress: { indexedFiles: 120, totalFiles: 3000, currentFile: 'a.py' } });
-  assert.equal(summarize([running], NOW).text, '$(sync~spin) ragls: indexing 120/3,000 files');
+test('indexing: the share of the files read, for one folder or several', () => {
+  const running = status({ indexing: true, progress: { indexedFiles: 1200, totalFiles: 3000, currentFile: 'a.py' } });
+  assert.equal(summarize([running], NOW).text, '$(sync~spin) ragls: indexing 40%');
+  assert.match(summarize([running], NOW).tooltip, /\nshop: 240 files, 4,512 chunks, indexing 40% \(1,200\/3,000 files\)\n/);
   assert.equal(summarize([status({ indexing: true, progress: { indexedFiles: 0, totalFiles: 0, currentFile: '' } })], NOW).text, '$(sync~spin) ragls: indexing');
   assert.equal(summarize([running, status({ indexing: true, root: '/ws/docs' })], NOW).text, '$(sync~spin) ragls: indexing 2 folders');
+});
+
+test('a first index answering from its partial generation says how far it got and that answers are partial', () => {
+  const partial = status({
+    indexing: true, partial: true, generation: 1, fileCount: 64, chunkCount: 700,
+    progress: { indexedFiles: 100, totalFiles: 300, currentFile: 'pkg/m099.py' },
+  });
+  const summary = summarize([partial], NOW);
+  assert.equal(summary.text, '$(sync~spin) ragls: indexing 33%');
+  assert.match(summary.tooltip, /\nshop: 64 files, 700 chunks, indexing 33% \(100\/300 files\), answers from the first 64 files \(partial\)\n/);
+  assert.match(statusReport([partial], NOW), /\| State \| indexing 33% \(100\/300 files\), answers from the first 64 files \(partial\) \|/);
 });
 
 test('a session without a first generation counts as indexing, even before its run begins', () => {

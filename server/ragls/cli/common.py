@@ -43,7 +43,8 @@ class Session:
             persistence_store=None if args.store is None else check_store(args.store),
             publication=publication,
         )
-        self.workspace = Workspace(options)
+        # One run, searched only once it is done: partial generations would cost time for no one.
+        self.workspace = Workspace(options, partial_commits=False)
         root = Path(args.path).expanduser()
         self.service = self.workspace.open_session(
             CLI_SESSION, root if root.is_dir() else None

@@ -146,7 +146,7 @@ def serving(pipelines: Sequence[Pipeline] | None) -> RagService:
     without a semantic stream, whose embeddings only a pipeline that asks for them pays)."""
     if pipelines is None:
         pipelines = [pipeline for pipeline in PIPELINES.values() if pipeline.semantic == 0]
-    return RagService(pipeline=WORKSPACE, also_serve=list(pipelines))
+    return RagService(pipeline=WORKSPACE, also_serve=list(pipelines), partial_commits=None)
 
 
 def prepare_corpus(

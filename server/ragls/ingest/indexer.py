@@ -13,10 +13,17 @@ the swaps already made are undone, latest first. Guarantees:
 * A changed-paths run costs work proportional to the paths given: it reads only those files (and
   the ignore files of their ancestors), a directory path being walked below it only.
 * ``clear_hashes()`` forgets every fingerprint, so the next run re-reads and re-chunks everything.
+* A cold run (nothing committed yet) given a :class:`~ragls.ingest.partial.PartialCommits`
+  cadence commits *partial generations* while it reads, each a whole generation of the files
+  read so far swapped in by the same ``_commit``; its final commit adds the rest. If the run is
+  refused, cancelled or fails after a partial commit, the partial generations are withdrawn (one
+  more swap back to what the stores held before the run), so the guarantee above holds: the
+  previous generation is what stays (SPEC §8).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -38,9 +45,12 @@ from ragls.ingest.ignore.defaults import is_ignore_file_name
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
 from ragls.ingest.parallel import WORKER_NICENESS, default_workers, process_all
+from ragls.ingest.partial import PartialCommits
 from ragls.ingest.pipeline import Processed, Status
 from ragls.ingest.secrets import markers_in
 from ragls.ingest.walk import Candidate, walk
+
+log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int, str], None]
 # A file record as plain values: path, fingerprint, size, mtime, ctime, inode, read time (ns),
@@ -68,6 +78,18 @@ class IndexReport:
     cut_lines: int = 0
     changed_paths_run: bool = False
     files_refreshed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PartialReport:
+    """A partial generation a cold run committed: it holds ``file_count`` files and
+    ``chunk_count`` chunks, the first ``files_done`` of the run's ``total_files``."""
+
+    root: Path
+    files_done: int
+    total_files: int
+    file_count: int
+    chunk_count: int
 
 
 class FileIndexer:
@@ -194,11 +216,17 @@ class FileIndexer:
         cancelled: Callable[[], bool] | None = None,
         changed_paths: Iterable[str | os.PathLike[str]] | None = None,
         commit_lock: AbstractContextManager[object] | None = None,
+        partial: PartialCommits | None = None,
+        on_partial: Callable[[PartialReport], None] | None = None,
+        before_partial: Callable[[PartialReport], None] | None = None,
     ) -> IndexReport:
         """One run; see the module docstring for its guarantees. ``commit_lock`` is held only
         while the stores are swapped (the service uses it to order commits with added documents).
         ``streams`` are swapped after BM25 (None: a pipeline without one), in order, with the
-        same undo.
+        same undo. ``partial``: the cadence of partial commits if this run is cold (nothing
+        committed, not a changed-paths run; ignored otherwise); ``before_partial`` hears each one
+        just before it is swapped in (a caller's "answers are partial" flag must never lag the
+        stores), ``on_partial`` once it is live.
         """
         root = config.path
         if not root.is_dir():
@@ -228,6 +256,13 @@ class FileIndexer:
         files_read = files_chunked = files_refreshed = cut_lines = 0
         total = len(candidates)
         static = self.ingestion.static_key(config)
+        stores = [*([bm25] if bm25 is not None else []), *streams]
+        lock = commit_lock if commit_lock is not None else nullcontext()
+        cold = partial is not None and not committed and changed_paths is None
+        cadence = partial.start(len(candidates)) if cold and partial is not None else None
+        # A cold run's partial generations: the records they hold, and the records read since.
+        shown: dict[str, FileRecord] = {}
+        fresh: list[FileRecord] = []
 
         def trusted(prior: FileRecord | None, candidate: Candidate) -> bool:
             """Unchanged without reading it: same stat, made under this configuration."""
@@ -266,34 +301,49 @@ class FileIndexer:
                     cut_lines += processed.cut_lines
                 if record is not None:
                     staged[candidate.path] = record
+                    if cadence is not None:
+                        fresh.append(record)
                 if progress is not None:
                     progress(position, total, candidate.path)
+                if cadence is not None and cadence.due(position):
+                    coming = PartialReport(
+                        root,
+                        position,
+                        total,
+                        sum(1 for record in staged.values() if record.skip is None),
+                        sum(len(record.documents) for record in staged.values()),
+                    )
+                    if before_partial is not None:
+                        before_partial(coming)
+                    self._commit_partial(knowledge_base, bm25, stores, lock, shown, fresh, staged)
+                    cadence.committed(position)
+                    if on_partial is not None:
+                        on_partial(coming)
+
+            chunks = sum(len(record.documents) for record in staged.values())
+            if chunks > self.limits.max_chunks:
+                raise IndexRejectedError(
+                    f"source would hold {chunks} chunks, over the max_chunks cap of "
+                    f"{self.limits.max_chunks}; the previous index stays"
+                )
+            touched = None
+            if changed_paths is not None and same_root:
+                touched = gone | {candidate.path for candidate in candidates}
+            # After partial commits the stores hold ``shown``: the final commit adds the rest.
+            base = shown if cadence is not None and cadence.commits else committed
+            added, removed_ids, removed_docs = difference(base, staged, touched)
+            analyzed = self._analysis(knowledge_base, bm25, added)
+            with lock:
+                self._commit(knowledge_base, stores, removed_ids, added, removed_docs, analyzed)
+        except BaseException:
+            if shown:
+                self._withdraw(knowledge_base, stores, lock, shown)
+            raise
         finally:
             results.close()
 
-        chunks = sum(len(record.documents) for record in staged.values())
-        if chunks > self.limits.max_chunks:
-            raise IndexRejectedError(
-                f"source would hold {chunks} chunks, over the max_chunks cap of "
-                f"{self.limits.max_chunks}; the previous index stays"
-            )
-        touched = None
-        if changed_paths is not None and same_root:
-            touched = gone | {candidate.path for candidate in candidates}
-        added, removed_ids, removed_docs = difference(committed, staged, touched)
-        # A large generation is tokenized once for both stores, before the commit lock.
-        shared = bm25 is not None or knowledge_base.wants_analysis  # someone will read it
-        large = len(added) > INCREMENTAL_MAX_DOCUMENTS
-        analyzed = analyze_documents(added) if large and shared else None
-        with commit_lock if commit_lock is not None else nullcontext():
-            self._commit(
-                knowledge_base,
-                [*([bm25] if bm25 is not None else []), *streams],
-                removed_ids,
-                added,
-                removed_docs,
-                analyzed,
-            )
+        if shown:  # what the run's partial commits added counts as the run's too
+            added = [d for record in shown.values() for d in record.documents] + added
         skips.update((item.path, item) for item in skipped)
         self._root, self._records, self._skips = root, staged, skips
         self._redactions.update(markers_in(added))
@@ -386,6 +436,58 @@ class FileIndexer:
                 f"source holds {total} bytes, over the max_total_bytes cap of "
                 f"{self.limits.max_total_bytes}; the previous index stays"
             )
+
+    @staticmethod
+    def _analysis(
+        knowledge_base: KnowledgeBase, bm25: BM25Stream | None, added: list[Document]
+    ) -> EncodedBatch | None:
+        """A large batch tokenized once for both stores, before the commit lock."""
+        shared = bm25 is not None or knowledge_base.wants_analysis  # someone will read it
+        large = len(added) > INCREMENTAL_MAX_DOCUMENTS
+        return analyze_documents(added) if large and shared else None
+
+    def _commit_partial(
+        self,
+        knowledge_base: KnowledgeBase,
+        bm25: BM25Stream | None,
+        stores: Sequence[IndexedStream],
+        lock: AbstractContextManager[object],
+        shown: dict[str, FileRecord],
+        fresh: list[FileRecord],
+        staged: dict[str, FileRecord],
+    ) -> None:
+        """Commit the records read since the last partial commit (a cold run's: nothing is
+        removed), so the stores hold ``staged`` as it is now; ``shown`` becomes it."""
+        added = [document for record in fresh for document in record.documents]
+        chunks = sum(len(record.documents) for record in shown.values()) + len(added)
+        if chunks > self.limits.max_chunks:  # refused now rather than after reading the rest
+            raise IndexRejectedError(
+                f"source would hold more than {chunks} chunks, over the max_chunks cap of "
+                f"{self.limits.max_chunks}; the previous index stays"
+            )
+        analyzed = self._analysis(knowledge_base, bm25, added)
+        with lock:
+            self._commit(knowledge_base, stores, [], added, [], analyzed)
+        shown.update(staged)
+        fresh.clear()
+
+    def _withdraw(
+        self,
+        knowledge_base: KnowledgeBase,
+        stores: Sequence[IndexedStream],
+        lock: AbstractContextManager[object],
+        shown: dict[str, FileRecord],
+    ) -> None:
+        """Take a failed cold run's partial generations back out of the stores (SPEC §8: a
+        refused, cancelled or failed run leaves the previous generation, here the one before
+        the run); never raises, the run's own error is the one reported."""
+        documents = [document for record in shown.values() for document in record.documents]
+        try:
+            with lock:
+                self._commit(knowledge_base, stores, [d.id for d in documents], [], documents, None)
+        except Exception:
+            log.exception("withdrawing the partial generations of a failed run failed")
+        shown.clear()
 
     @staticmethod
     def _commit(

@@ -38,6 +38,7 @@ from ragls.lsp.results import (
     DocumentsAnswer,
     DocumentView,
     ExplainAnswer,
+    PartialView,
     PromptAnswer,
     RemovedAnswer,
     ResultView,
@@ -73,7 +74,9 @@ def status_of(session: WorkspaceSession) -> StatusAnswer:
 
 def search(ls: ServerContext, params: QueryParams) -> SearchAnswer:
     session = ls.sessions.resolve(params.session)
-    stale = session.stale  # before the search: a run committing meanwhile makes it fresher
+    # Both before the search: a run committing meanwhile only makes the answer fresher (or
+    # whole), so the flags may err on the side of caution, never the other way.
+    stale, partial = session.stale, session.service.partial
     results = session.service.search(params.query, params.top_k)
     return SearchAnswer(
         session.id,
@@ -81,15 +84,25 @@ def search(ls: ServerContext, params: QueryParams) -> SearchAnswer:
         list(session.service.warnings()),
         session.service.generation,
         stale,
+        partial is not None,
+        PartialView.of(partial),
     )
 
 
 def build_context_prompt(ls: ServerContext, params: QueryParams) -> PromptAnswer:
     session = ls.sessions.resolve(params.session)
-    stale = session.stale
+    stale, partial = session.stale, session.service.partial
     prompt = session.service.build_context_prompt(params.query, params.top_k)
     warnings = list(session.service.warnings())
-    return PromptAnswer(session.id, prompt, warnings, session.service.generation, stale)
+    return PromptAnswer(
+        session.id,
+        prompt,
+        warnings,
+        session.service.generation,
+        stale,
+        partial is not None,
+        PartialView.of(partial),
+    )
 
 
 async def index(ls: ServerContext, params: IndexParams) -> StatusAnswer:

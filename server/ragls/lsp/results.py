@@ -16,7 +16,7 @@ from cattrs.gen import make_dict_unstructure_fn, override
 
 from ragls.core.documents import Document, SearchResult
 from ragls.service import wire
-from ragls.service.status import DocumentInfo, IndexStatus
+from ragls.service.status import DocumentInfo, IndexProgress, IndexStatus
 
 
 @attrs.frozen
@@ -71,6 +71,19 @@ class ProgressView:
 
 
 @attrs.frozen
+class PartialView:
+    """How far a cold run had got when it committed the partial generation that answered:
+    ``indexedFiles`` of its ``totalFiles``."""
+
+    indexed_files: int
+    total_files: int
+
+    @classmethod
+    def of(cls, partial: IndexProgress | None) -> PartialView | None:
+        return None if partial is None else cls(partial.indexed_files, partial.total_files)
+
+
+@attrs.frozen
 class SemanticView:
     """The semantic stream's embeddings: ``embedded`` chunks have a vector, ``pending`` wait,
     ``computed`` were embedded by this process (not loaded with a stored generation);
@@ -117,6 +130,7 @@ class StatusAnswer:
     last_run: dict[str, Any] | None
     progress: ProgressView | None
     semantic: SemanticView | None
+    partial: bool
 
     @classmethod
     def of(
@@ -177,16 +191,22 @@ class StatusAnswer:
                 status.semantic.computed,
                 status.semantic.failure,
             ),
+            partial=status.partial is not None,
         )
 
 
 @attrs.frozen
 class SearchAnswer:
+    """``partial``: answered from a cold run's partial generation, which held the files of
+    ``progress`` (null when the generation is whole)."""
+
     session: str
     results: list[ResultView]
     warnings: list[str]
     generation: int
     stale: bool
+    partial: bool = False
+    progress: PartialView | None = None
 
 
 @attrs.frozen
@@ -196,6 +216,8 @@ class PromptAnswer:
     warnings: list[str]
     generation: int
     stale: bool
+    partial: bool = False
+    progress: PartialView | None = None
 
 
 @attrs.frozen

@@ -16,8 +16,12 @@ Decisions written down here:
   filters the ranked results of the session's pipeline: it asks for up to 100 candidates, keeps
   those that match, in rank order, and returns the first ``top_k``.
 * Searching while a root's first index is still being built, with no stored generation to answer
-  from, is an error that says how far the run has got; once a generation exists (loaded from the
-  store or built), answers come with ``stale: true`` while changes are pending.
+  from, answers from the run's latest partial generation (``ragls.ingest.partial``: the files
+  read so far, the first about a second into the run) with ``partial: true``, ``progress``
+  (files read of files to read) and a ``note`` saying that the answer is incomplete. Only
+  before the first of them (or after a first run that failed) is it an error that says how far
+  the run has got. Once a generation exists (loaded from the store or built), answers come with
+  ``stale: true`` while changes are pending.
 * ``build_context`` cuts the fenced prompt to ``max_chars`` on evidence boundaries (never inside
   the fence); ``kept`` says how many evidence blocks fit.
 """
@@ -119,9 +123,10 @@ class RaglsTools:
         raise ToolFailure(f"unknown root {name!r}; this server serves: {known}")
 
     def _answering(self, root: _Root) -> WorkspaceSession:
-        """The session, once it has a generation to answer from: while the first run is under
-        way (loading the stored generation takes a second or so; a cold index of a small
-        project a few), wait up to FIRST_ANSWER_WAIT_SECONDS for it, then say how far it got."""
+        """The session, once it has a generation to answer from (a whole or a partial one):
+        while the first run is under way (loading the stored generation takes a second or so, a
+        cold run commits its first partial generation about a second in), wait up to
+        FIRST_ANSWER_WAIT_SECONDS for it, then say how far it got."""
         session = root.session
         deadline = time.monotonic() + FIRST_ANSWER_WAIT_SECONDS
         while (
@@ -158,6 +163,7 @@ class RaglsTools:
             raise ToolFailure("query is empty; describe the code to find in words or identifiers")
         _check_range("top_k", top_k, 1, MAX_TOP_K)
         session = self._answering(chosen)
+        partial = session.service.partial  # before the search: see ragls.lsp.methods.search
         spec = None
         if path_glob:
             try:
@@ -186,7 +192,7 @@ class RaglsTools:
             "generation": session.service.generation,
             "stale": session.stale,
             "warnings": list(session.service.warnings()),
-        }
+        } | _partial_fields(chosen.path, partial)
 
     def build_context(
         self, query: str, top_k: int = 8, max_chars: int | None = None, root: str | None = None
@@ -198,6 +204,7 @@ class RaglsTools:
         budget = DEFAULT_CONTEXT_CHARS if max_chars is None else max_chars
         _check_range("max_chars", budget, 200, 1_000_000)
         session = self._answering(chosen)
+        partial = session.service.partial
         results = session.service.search(query, top_k)
         prompt, kept = render_context_prompt_within(query, results, budget)
         return {
@@ -207,7 +214,7 @@ class RaglsTools:
             "found": len(results),
             "generation": session.service.generation,
             "stale": session.stale,
-        }
+        } | _partial_fields(chosen.path, partial)
 
     def read_span(
         self, path: str, start_line: int = 1, end_line: int | None = None, root: str | None = None
@@ -276,6 +283,7 @@ class RaglsTools:
             "progress": None
             if tick is None
             else {"indexed_files": tick.indexed_files, "total_files": tick.total_files},
+            "partial": status.partial is not None,
             "stale": session.stale,
             "last_index_time": None
             if status.last_index_time is None
@@ -305,6 +313,7 @@ class RaglsTools:
                     "chunks": status.chunk_count,
                     "generation": status.generation,
                     "indexing": status.indexing,
+                    "partial": status.partial is not None,
                     "stale": root.session.stale,
                 }
             )
@@ -342,6 +351,23 @@ class RaglsTools:
         chosen = self._root(root)
         removed = chosen.session.service.remove_document(document_id)
         return {"root": str(chosen.path), "id": document_id, "removed": removed}
+
+
+def _partial_fields(root: Path, partial: IndexProgress | None) -> dict[str, Any]:
+    """What a search answer says of a partial generation: the flag, how far the run had got,
+    and a note an assistant reads before trusting an empty or thin answer."""
+    if partial is None:
+        return {"partial": False}
+    done = f"{partial.indexed_files:,}/{partial.total_files:,}"
+    return {
+        "partial": True,
+        "progress": {"indexed_files": partial.indexed_files, "total_files": partial.total_files},
+        "note": (
+            f"partial answer: the first index of {root} is still being built ({done} files "
+            "read); what the other files hold is missing, so ask again when index_status "
+            "says it is done before concluding that something does not exist"
+        ),
+    }
 
 
 def _snake_keys(view: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -9,6 +9,14 @@ The BM25 stream a service builds for itself is unbounded and never expires (SPEC
 index is not a cache). A caller may pass a bounded one; then :meth:`RagService.get_status` and
 :meth:`RagService.warnings` say how much of the corpus BM25 still covers.
 
+A cold run (nothing indexed yet, no stored generation loaded) commits partial generations as it
+reads (:mod:`ragls.ingest.partial`), so searches answer from the first second: each is a whole
+generation of the files read so far, numbered with the number the run will commit and flagged
+in :attr:`IndexStatus.partial` (:attr:`RagService.partial`) until the final commit. A refused,
+cancelled or failed cold run withdraws them (the previous, empty generation stays, SPEC §8), and
+none of them is ever saved: the store's save waits for the index lock, so it sees the final
+generation only (SPEC §11).
+
 Locking: ``_index_lock`` makes index runs and ``clear()`` one-at-a-time (others wait);
 ``_commit_lock`` is held only while the stores are changed, so adding a document does not wait
 for a whole index run. Searches take neither: each store swaps atomically under its own lock, so
@@ -43,8 +51,9 @@ from ragls.ingest.admission import SkipReason
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.explain import explain_path
 from ragls.ingest.formats import DocumentFormat
-from ragls.ingest.indexer import FileIndexer, IndexReport
+from ragls.ingest.indexer import FileIndexer, IndexReport, PartialReport
 from ragls.ingest.limits import Limits
+from ragls.ingest.partial import DEFAULT_PARTIAL_COMMITS, PartialCommits
 from ragls.service import chat
 from ragls.service.documents import document_info, new_added_document, redacted_document
 from ragls.service.memory import collection_paused, release_free_memory
@@ -90,12 +99,15 @@ class RagService:
         pipeline: Pipeline | str = SEED,
         also_serve: Sequence[Pipeline] = (),
         persistence: Persistence | None = None,
+        partial_commits: PartialCommits | None = DEFAULT_PARTIAL_COMMITS,
     ) -> None:
         """``pipeline`` is what :meth:`search` uses; the service keeps the streams it needs,
         plus those of ``also_serve`` (pipelines to compare with through :meth:`retriever_for`,
         as ``ragls eval`` does). A ``bm25`` passed in is kept whatever the pipeline.
         ``persistence`` keeps the index in a generation store (SPEC §11): the first run loads
-        the stored generation and reconciles it, every change is saved after it."""
+        the stored generation and reconciles it, every change is saved after it.
+        ``partial_commits``: the cadence of a cold run's partial generations (None: a cold run
+        commits once, for callers that search only after it, like the CLI)."""
         self._pipeline = _chosen(pipeline)
         served = [self._pipeline, *also_serve]
         # TF-IDF is indexed on first use when no pipeline served searches it (SPEC §4's store
@@ -128,6 +140,7 @@ class RagService:
         self._persistence = persistence
         if persistence is not None:
             persistence.bind(self._save_generation)
+        self._partial_commits = partial_commits
 
     # -- indexing ------------------------------------------------------------------------------
 
@@ -145,6 +158,7 @@ class RagService:
         force: bool = False,
         detect_secrets: bool = True,
         secret_names: Sequence[str] = (),
+        on_partial: Callable[[IndexStatus], None] | None = None,
     ) -> IndexStatus:
         """Index the directory at ``path`` as one new generation and return the new status.
 
@@ -152,6 +166,8 @@ class RagService:
         relative to ``path``) with the same guarantees; ``force`` drops the fingerprints first.
         Runs of one session take turns. A refused, cancelled or failed run raises (an
         :class:`~ragls.errors.RaglsError`) and leaves the previous generation in place.
+        A cold run commits partial generations on the way (see the module docstring);
+        ``on_partial`` hears the status of each once searches answer from it.
         """
         config = self._source_config(
             path, include, exclude, format, default_skips, detect_secrets, secret_names
@@ -169,6 +185,26 @@ class RagService:
                 if progress is not None:
                     progress(tick)
 
+            before = self._status
+
+            def coming(partial: PartialReport) -> None:
+                # Before the swap: an answer may say partial about a generation not yet
+                # swapped in, never whole about a partial one (the first partial commit).
+                self._status = dataclasses.replace(
+                    before,
+                    file_count=partial.file_count,
+                    chunk_count=partial.chunk_count,
+                    last_index_time=datetime.now(UTC),
+                    indexed_path=str(partial.root),
+                    generation=before.generation + 1,  # the number the run will commit
+                    last_error=None,
+                    partial=IndexProgress(partial.files_done, partial.total_files, ""),
+                )
+
+            def live(partial: PartialReport) -> None:
+                if on_partial is not None:
+                    on_partial(self.get_status())
+
             self._progress = IndexProgress(0, 0, "")
             try:
                 result = self._indexer.index(
@@ -180,9 +216,15 @@ class RagService:
                     cancelled=cancelled,
                     changed_paths=changed_paths,
                     commit_lock=self._commit_lock,
+                    partial=self._partial_commits,
+                    on_partial=live,
+                    before_partial=coming,
                 )
-            except RaglsError as error:
-                self._status = dataclasses.replace(self._status, last_error=str(error))
+            except BaseException as error:
+                # Partial generations were withdrawn: the status is the previous one's again.
+                self._status = before
+                if isinstance(error, RaglsError):
+                    self._status = dataclasses.replace(before, last_error=str(error))
                 raise
             finally:
                 self._progress = None
@@ -205,7 +247,7 @@ class RagService:
                 chunk_count=result.chunk_count,
                 last_index_time=datetime.now(UTC),
                 indexed_path=str(result.root),
-                generation=self._status.generation + 1,
+                generation=before.generation + 1,
                 skipped=MappingProxyType(
                     dict(sorted(Counter(s.reason.value for s in result.skipped).items()))
                 ),
@@ -501,6 +543,12 @@ class RagService:
     def generation(self) -> int:
         """The number of the committed generation searches answer from (0 before the first)."""
         return self._status.generation
+
+    @property
+    def partial(self) -> IndexProgress | None:
+        """How far the cold run had got when it committed the live generation, if that is one
+        of its partial generations; None when searches answer from a whole generation."""
+        return self._status.partial
 
     def is_indexing(self) -> bool:
         """Whether an index run (or clear) is under way; takes no lock."""

@@ -55,7 +55,9 @@ class IndexStatus:
     :attr:`warnings` then says), what BM25's cap and expiry dropped, which files were skipped
     and why (counts by reason), the per-file errors of the last committed run, and the error of
     the last run if it was refused, cancelled or failed (the index it left is the previous
-    generation).
+    generation). While a cold run is under way the live generation may be one of its partial
+    generations (:attr:`partial`): it already carries the number the run will commit, and the
+    counts of the files read so far.
     """
 
     file_count: int = 0
@@ -84,6 +86,10 @@ class IndexStatus:
     progress: IndexProgress | None = None
     # The semantic stream's progress; None when the session's pipelines have none.
     semantic: SemanticStatus | None = None
+    # Set while the live generation is a cold run's partial one (ragls.ingest.partial): how far
+    # the run had got when it was committed (its files done of the files to read); None once
+    # the generation is whole.
+    partial: IndexProgress | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:

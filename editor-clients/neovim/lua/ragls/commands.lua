@@ -16,15 +16,17 @@ local function warn(warnings)
   end
 end
 
-local function show_results(query, results, session)
+--- `note`: said in the title when the answer is partial (a first index still under way).
+local function show_results(query, results, session, note)
   local config = require('ragls.config').options
+  local title = 'ragls: ' .. query .. (note and (' (' .. note .. ')') or '')
   local items = ragls().quickfix_items(results, ragls().session_folder(session) or ragls().session_root())
   if #items == 0 then
     vim.notify('ragls: no results for ' .. query, vim.log.levels.INFO)
   end
   if config.results == 'select' then
     vim.ui.select(items, {
-      prompt = 'ragls: ' .. query,
+      prompt = title,
       format_item = function(item)
         return ('%s:%d  %s'):format(vim.fn.fnamemodify(item.filename or '', ':.'), item.lnum, item.text)
       end,
@@ -36,7 +38,7 @@ local function show_results(query, results, session)
     end)
     return
   end
-  vim.fn.setqflist({}, ' ', { title = 'ragls: ' .. query, items = items })
+  vim.fn.setqflist({}, ' ', { title = title, items = items })
   if config.open_quickfix and #items > 0 then
     vim.cmd.copen()
   end
@@ -48,13 +50,17 @@ M.subcommands = {
       error_message('usage: :Ragls search {query}')
       return
     end
-    ragls().search(args, nil, function(err, results, warnings, session)
+    ragls().search(args, nil, function(err, results, warnings, session, partial)
       vim.schedule(function()
         if err then
           error_message(err)
         else
           warn(warnings)
-          show_results(args, results, session)
+          local note = partial and require('ragls.format').partial_note({ partial = true, progress = partial })
+          if note ~= nil then
+            vim.notify('ragls: ' .. note, vim.log.levels.INFO)
+          end
+          show_results(args, results, session, note)
         end
       end)
     end)

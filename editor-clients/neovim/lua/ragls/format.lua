@@ -84,12 +84,40 @@ function M.problems(status)
   return found
 end
 
+--- "indexing 40%" from files read of files to read ("indexing" while the total is unknown).
+function M.percent_text(indexed, total)
+  if type(indexed) ~= 'number' or type(total) ~= 'number' or total <= 0 then
+    return 'indexing'
+  end
+  return ('indexing %d%%'):format(math.floor(100 * math.min(indexed, total) / total))
+end
+
+--- What a search says of an answer from a partial generation of a first index still under
+--- way (protocol.md §5a), or nil for an answer from a whole generation.
+function M.partial_note(answer)
+  if type(answer) ~= 'table' or answer.partial ~= true then
+    return nil
+  end
+  local progress = answer.progress
+  if type(progress) ~= 'table' then
+    return 'partial results: the first index is still being built'
+  end
+  return ('partial results: %s (%s/%s files read)'):format(
+    M.percent_text(progress.indexedFiles, progress.totalFiles),
+    M.count(progress.indexedFiles), M.count(progress.totalFiles))
+end
+
 local function progress_text(status)
   local progress = status.progress
   if type(progress) ~= 'table' or (progress.totalFiles or 0) == 0 then
     return 'indexing'
   end
-  return ('indexing %s/%s files'):format(M.count(progress.indexedFiles), M.count(progress.totalFiles))
+  local text = ('%s (%s/%s files)'):format(M.percent_text(progress.indexedFiles, progress.totalFiles),
+    M.count(progress.indexedFiles), M.count(progress.totalFiles))
+  if status.partial == true then
+    text = text .. (', answers from the first %s files (partial)'):format(M.count(status.fileCount))
+  end
+  return text
 end
 
 --- The full status of every session (rag/sessions) as Markdown lines.

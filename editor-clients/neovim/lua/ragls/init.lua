@@ -243,17 +243,28 @@ local function session_of(result)
   return result and type(result.session) == 'string' and result.session or nil
 end
 
---- callback(err, results, warnings, session): `session` is the one that answered.
+--- While a first index runs, the answer's `progress` ({indexedFiles, totalFiles}: the files the
+--- partial generation that answered holds, protocol.md §5a); nil for a whole generation.
+local function partial_of(result)
+  if result == nil or result.partial ~= true then
+    return nil
+  end
+  return type(result.progress) == 'table' and result.progress or {}
+end
+
+--- callback(err, results, warnings, session, partial): `session` is the one that answered,
+--- `partial` is set (files read of files to read) when the answer is from a first index still
+--- under way.
 function M.search(query, opts, callback)
   request('rag/search', params_for(query, opts), function(err, result)
-    callback(err, result and result.results or nil, warnings_of(result), session_of(result))
+    callback(err, result and result.results or nil, warnings_of(result), session_of(result), partial_of(result))
   end)
 end
 
---- Returns results, err, warnings, session (the one that answered).
+--- Returns results, err, warnings, session (the one that answered), partial (as M.search).
 function M.search_sync(query, opts)
   local result, err = request_sync('rag/search', params_for(query, opts))
-  return result and result.results or nil, err, warnings_of(result), session_of(result)
+  return result and result.results or nil, err, warnings_of(result), session_of(result), partial_of(result)
 end
 
 --- callback(err, prompt, warnings)
@@ -410,6 +421,8 @@ function M.setup(opts)
       local value = event.data.params.value or {}
       if value.kind == 'end' then
         state.progress = nil
+      elseif value.kind == 'report' and type(value.percentage) == 'number' then
+        state.progress = ('indexing %d%%'):format(value.percentage) -- as the VS Code status item
       else
         state.progress = value.message or value.title
       end

@@ -35,6 +35,7 @@ from ragls.ingest.admission import Admission
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.indexer import FileIndexer
 from ragls.ingest.parallel import WORKER_NICENESS
+from ragls.ingest.partial import DEFAULT_PARTIAL_COMMITS
 from ragls.service.guards.confinement import check_folder, check_index_path
 from ragls.service.persistence.link import Persistence
 from ragls.service.persistence.stores import open_store, store_target
@@ -110,7 +111,10 @@ class Workspace:
 
     ``on_committed`` hears every committed run (the daemon notifies its clients);
     ``change_feed`` builds a folder session's watcher (None: folders are not watched);
-    ``service_factory`` builds a session's RagService (default: from ``options``).
+    ``service_factory`` builds a session's RagService (default: from ``options``);
+    ``partial_commits``: whether a session's cold runs commit partial generations, so that
+    searches answer while they read (ragls.ingest.partial); the CLI, which searches only once
+    its run is done, turns them off.
     """
 
     def __init__(
@@ -122,6 +126,7 @@ class Workspace:
         service_factory: Callable[[], RagService] | None = None,
         max_sessions: int | None = MAX_SESSIONS,
         confined: bool = False,
+        partial_commits: bool = True,
     ) -> None:
         self.options = options if options is not None else WorkspaceOptions()
         self._on_committed = on_committed
@@ -129,6 +134,7 @@ class Workspace:
         self._service_factory = service_factory
         self.max_sessions = max_sessions
         self.confined = confined  # the daemon's: see ragls.service.guards.confinement
+        self.partial_commits = partial_commits
         self._lock = threading.Lock()
         self._watch_lock = threading.Lock()
         self._sessions: dict[str, WorkspaceSession] = {}
@@ -150,7 +156,13 @@ class Workspace:
                 max_documents=options.bm25_max_documents, ttl_seconds=options.bm25_ttl_seconds
             )
         indexer = FileIndexer(options.limits, worker_niceness=_worker_niceness(options))
-        service = RagService(bm25=bm25, indexer=indexer, pipeline=pipeline, persistence=persistence)
+        service = RagService(
+            bm25=bm25,
+            indexer=indexer,
+            pipeline=pipeline,
+            persistence=persistence,
+            partial_commits=DEFAULT_PARTIAL_COMMITS if self.partial_commits else None,
+        )
         service.set_synonyms(options.synonyms)
         return service
 
