@@ -212,3 +212,13 @@ def test_the_service_rooms_import_down_only() -> None:
             if module != "ragls.service" and service_room(module) in forbidden:
                 offences.append(f"{path.relative_to(PACKAGE)} imports {module}")
     assert offences == []
+
+
+@pytest.mark.parametrize("room", ["service", "cli", "lsp"])
+def test_no_module_of_the_front_rooms_is_over_400_lines(room: str) -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): count
+        for path in modules_in(room)
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert long == {}
