@@ -18,8 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ragls.core.postings import FloatArray, InvertedIndex, Part, SlotArray, ValueArray, best_of
+
+IntArray = npt.NDArray[np.int64]
 
 # Bounds are inflated by this factor, so float rounding can never make a pruned document win.
 BOUND_MARGIN = 1.0 + 1e-6
@@ -120,8 +123,48 @@ def ranked_ids(
 ) -> list[tuple[float, str]]:
     """(score, id) of the ``top_k`` best documents of ``index``, best first, ties broken by id:
     the search step every store shares (the caller holds its lock)."""
+    slots, scores = ranked_slots(terms, index, top_k, stats)
+    return list(zip(scores.tolist(), map(index.id_at, slots.tolist()), strict=True))
+
+
+def ranked_slots(
+    terms: list[QueryTerm], index: InvertedIndex, top_k: int, stats: PruningStats
+) -> tuple[SlotArray, FloatArray]:
+    """(slots, scores) of the ``top_k`` best documents of ``index``, best first, ties broken by
+    id, as arrays (the caller holds its lock)."""
     found = top_documents(terms, index.slot_count, index.dead_slots(), top_k, stats)
-    return sorted(
-        ((score, index.id_at(slot)) for score, slot in found),
-        key=lambda item: (-item[0], item[1]),
-    )[:top_k]
+    slots = np.fromiter((slot for _, slot in found), np.int32, len(found))
+    scores = np.fromiter((score for score, _ in found), np.float64, len(found))
+    order = order_by_score(scores, None, lambda position: index.id_at(int(slots[position])))
+    order = order[:top_k]
+    return slots[order], scores[order]
+
+
+def order_by_score(
+    scores: FloatArray, ranks: IntArray | None, id_of: Callable[[int], str]
+) -> IntArray:
+    """Positions of ``scores`` ordered by score descending, then ``ranks`` ascending (if given),
+    then ``id_of(position)``: the order every ranking of ragls uses (SPEC §5), sorted in numpy;
+    only runs of equal (score, rank) go back to Python for their ids."""
+    keys = (-scores,) if ranks is None else (ranks, -scores)
+    order = np.lexsort(keys).astype(np.int64)
+    if len(order) < 2:
+        return order
+    sorted_scores = scores[order]
+    same = sorted_scores[1:] == sorted_scores[:-1]
+    if ranks is not None:
+        sorted_ranks = ranks[order]
+        same &= sorted_ranks[1:] == sorted_ranks[:-1]
+    if not same.any():
+        return order
+    tied = np.flatnonzero(same)  # position i ties with i + 1
+    fixed = order.tolist()
+    start = int(tied[0])
+    end = start + 1
+    for position in [*tied[1:].tolist(), -2]:
+        if position == end:  # the run goes on
+            end += 1
+            continue
+        fixed[start : end + 1] = sorted(fixed[start : end + 1], key=id_of)
+        start, end = position, position + 1
+    return np.array(fixed, np.int64)
