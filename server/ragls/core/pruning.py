@@ -62,6 +62,18 @@ def top_documents(
     stats: PruningStats | None = None,
 ) -> list[tuple[float, int]]:
     """(score, slot) of the ``top_k`` best live slots, plus any tied with the last of them."""
+    slots, scores = top_arrays(terms, slot_count, dead, top_k, stats)
+    return list(zip(scores.tolist(), slots.tolist(), strict=True))
+
+
+def top_arrays(
+    terms: list[QueryTerm],
+    slot_count: int,
+    dead: SlotArray,
+    top_k: int,
+    stats: PruningStats | None = None,
+) -> tuple[SlotArray, FloatArray]:
+    """:func:`top_documents` as (slots, scores) arrays, in no particular order."""
     stats = stats if stats is not None else PruningStats()
     ordered = sorted(terms, key=lambda term: term.size)
     suffix = [0.0] * (len(ordered) + 1)
@@ -113,9 +125,9 @@ def _score_candidates(
         stats.candidates_probed += len(keep)
 
 
-def _ranked(candidates: SlotArray, scores: FloatArray, top_k: int) -> list[tuple[float, int]]:
+def _ranked(candidates: SlotArray, scores: FloatArray, top_k: int) -> tuple[SlotArray, FloatArray]:
     best = best_of(candidates, scores[candidates], top_k)
-    return [(float(scores[slot]), int(slot)) for slot in best.tolist()]
+    return best, scores[best]
 
 
 def ranked_ids(
@@ -132,9 +144,7 @@ def ranked_slots(
 ) -> tuple[SlotArray, FloatArray]:
     """(slots, scores) of the ``top_k`` best documents of ``index``, best first, ties broken by
     id, as arrays (the caller holds its lock)."""
-    found = top_documents(terms, index.slot_count, index.dead_slots(), top_k, stats)
-    slots = np.fromiter((slot for _, slot in found), np.int32, len(found))
-    scores = np.fromiter((score for score, _ in found), np.float64, len(found))
+    slots, scores = top_arrays(terms, index.slot_count, index.dead_slots(), top_k, stats)
     order = order_by_score(scores, None, lambda position: index.id_at(int(slots[position])))
     order = order[:top_k]
     return slots[order], scores[order]

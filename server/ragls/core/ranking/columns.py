@@ -11,7 +11,7 @@ of one query as arrays over those numbers, so the rules are a few numpy operatio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -99,8 +99,3 @@ class Columns:
 
     def __len__(self) -> int:
         return len(self.scores)
-
-    def file_names(self, positions: Sequence[int]) -> list[str | None]:
-        values = self.interner.values
-        numbers = self.files[list(positions)].tolist()
-        return [None if number == NONE else values[number] for number in numbers]

@@ -31,6 +31,7 @@ hold a word); it runs before the per-file cap of SPEC §5.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -263,7 +264,7 @@ def _text_factors(plan: RankingPlan, columns: Columns, factor: FloatArray) -> No
         text = columns.text_of(position).lower()
         value = float(factor[position])
         if pairs:
-            value *= 1.0 + weights.phrase * sum(p in text for p in pairs) / len(pairs)
+            value *= 1.0 + weights.phrase * sum(map(text.__contains__, pairs)) / len(pairs)
         if quoted and any(q in text for q in quoted):
             value *= 1.0 + weights.quoted
         if rare_words and any(word in text for word in rare_words):
@@ -279,31 +280,30 @@ def _by_file(
     ``diminishing ** n``; the rest, which cannot reach a first page, keep their scores.
     ``scores`` is updated in place; returns the new order."""
     head = order[:FILE_CANDIDATES].tolist()
-    files = columns.file_names(head)
-    head_scores = scores[head].tolist()
-    best: dict[str, list[float]] = {}
-    for score, file in zip(head_scores, files, strict=True):
-        if file is not None:
-            top = best.setdefault(file, [])
-            if len(top) < 3:
-                top.append(score)
-    seen: dict[str, int] = {}
+    files = columns.files[head].tolist()
     coherence, diminishing = weights.coherence, weights.diminishing
-    changed = False
-    for index, file in enumerate(files):
-        if file is None:
-            continue
+    counts = Counter(files)
+    # With no diminishing returns only the files with several chunks in the head change.
+    least = 1 if diminishing != 1.0 else 2
+    indices = [i for i, file in enumerate(files) if file != NONE and counts[file] >= least]
+    if not indices:
+        return order
+    chosen = [head[i] for i in indices]
+    chosen_files = [files[i] for i in indices]
+    chosen_scores = scores[chosen].tolist()
+    best: dict[int, list[float]] = {}
+    for score, file in zip(chosen_scores, chosen_files, strict=True):
+        top = best.setdefault(file, [])
+        if len(top) < 3:
+            top.append(score)
+    seen: dict[int, int] = {}
+    for index, file in enumerate(chosen_files):
         top = best[file]
-        if len(top) == 1 and diminishing == 1.0:
-            continue  # a file's only chunk among the head: nothing changes
         position = seen.get(file, 0)
         seen[file] = position + 1
         others = sum(top[:2]) if position >= 2 else sum(top) - top[position]
-        head_scores[index] = (head_scores[index] + coherence * others) * diminishing**position
-        changed = True
-    if not changed:
-        return order
-    scores[head] = head_scores
+        chosen_scores[index] = (chosen_scores[index] + coherence * others) * diminishing**position
+    scores[chosen] = chosen_scores
     return order_by_score(scores, columns.best_ranks, columns.id_of)
 
 
