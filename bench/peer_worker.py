@@ -119,7 +119,9 @@ def build(
         unsafe = re.compile(r"[^\w\s]")
 
         def search(query: str) -> Any:
-            cleaned = unsafe.sub(" ", query).strip() or "_"
+            # Lower case: its tokenizer lower-cases anyway, and a word such as "NOT" or "AND"
+            # would otherwise be read as an operator (a query ending in NOT is a syntax error).
+            cleaned = unsafe.sub(" ", query).strip().lower() or "_"
             return searcher.search(index.parse_query(cleaned, ["body"]), 10).hits
 
         return search
