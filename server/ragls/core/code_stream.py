@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -69,6 +69,10 @@ SLICE_DOCUMENTS = 16_384
 CODE_FORMAT = "code"
 # A batch of more documents than this is encoded into arrays before the lock.
 ENCODE_FROM_DOCUMENTS = 512
+# Terms with at least this many postings keep their weighed postings (WeighedTerms), up to
+# this many bytes per index.
+CACHE_MIN_POSTINGS = 2_048
+CACHE_BYTES = 32 << 20
 # The index's tags per slot: the Interner numbers of the chunk's file and symbol.
 FILE_TAG, SYMBOL_TAG = 0, 1
 TAG_COUNT = 2
@@ -267,6 +271,7 @@ class CodeStream:
             self._state.documents.clear()
             self._state.index.clear()
             self._state.interner = Interner()
+            self._state.weighed_terms = WeighedTerms()
 
     def export_state(self) -> StreamState:
         """The stream as plain values (SPEC §11): its document ids and index."""
@@ -284,6 +289,7 @@ class CodeStream:
             self._state.documents, self._state.index = held, index
             self._state.forget_norms()
             self._state.interner = Interner()
+            self._state.weighed_terms = WeighedTerms()  # versions restart with a new index
             self._state.tag(held.values())
 
     # -- reading -------------------------------------------------------------------------------
@@ -356,11 +362,17 @@ class CodeStream:
         average = index.total_length / count if index.total_length > 0 else 1.0
         norms = self._state.norms(weights, average)
         fields = (("", weights.body), (SYMBOL_PREFIX, weights.symbol), (PATH_PREFIX, weights.path))
+        cache = self._state.weighed_terms
         found: list[QueryTerm] = []
         for term in terms:
             for prefix, weight in fields:
                 key = prefix + term
                 if weight == 0:
+                    continue
+                cache_key = (key, weight, k1, weights.b)
+                cached = cache.get(cache_key, index.version)
+                if cached is not None:
+                    found.append(cached)
                     continue
                 parts = index.parts(key)
                 if not parts:
@@ -381,8 +393,47 @@ class CodeStream:
                     def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
                         return scale * tf / (tf + norms[slots])
 
-                found.append(QueryTerm(parts, weigh, bound))
+                query_term = QueryTerm(parts, weigh, bound)
+                if query_term.size >= CACHE_MIN_POSTINGS:
+                    query_term.weighed = [weigh(slots, values) for slots, values in parts]
+                    cache.put(cache_key, index.version, query_term)
+                found.append(query_term)
         return found
+
+
+class WeighedTerms:
+    """The weighed postings of the longest terms searched lately (least recently used out past
+    :data:`CACHE_BYTES`), for one version of the index: common words recur from query to query,
+    and their postings are what a search spends its time on. Any write empties it."""
+
+    def __init__(self, budget: int = CACHE_BYTES) -> None:
+        self._budget = budget
+        self._version = -1
+        self._terms: OrderedDict[tuple[str, float, float, float], QueryTerm] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: tuple[str, float, float, float], version: int) -> QueryTerm | None:
+        if version != self._version:
+            self._terms.clear()
+            self._bytes, self._version = 0, version
+            return None
+        found = self._terms.get(key)
+        if found is not None:
+            self._terms.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[str, float, float, float], version: int, term: QueryTerm) -> None:
+        size = sum(part.nbytes for part in term.weighed or ())
+        if version != self._version or size > self._budget:
+            return
+        self._terms[key] = term
+        self._bytes += size
+        while self._bytes > self._budget:
+            _, dropped = self._terms.popitem(last=False)
+            self._bytes -= sum(part.nbytes for part in dropped.weighed or ())
+
+    def __len__(self) -> int:
+        return len(self._terms)
 
 
 class _CodeIndex:
@@ -395,6 +446,7 @@ class _CodeIndex:
         self.documents: dict[str, Document] = {}
         self.index = InvertedIndex(tag_count=TAG_COUNT)
         self.interner = Interner()
+        self.weighed_terms = WeighedTerms()
         self._norms: dict[tuple[float, float], tuple[int, FloatArray]] = {}
 
     def tag(self, documents: Iterable[Document]) -> None:

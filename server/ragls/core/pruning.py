@@ -39,10 +39,20 @@ class QueryTerm:
     parts: list[Part]
     weigh: Callable[[SlotArray, ValueArray], FloatArray]
     bound: float
+    # ``weigh`` of each part, when the caller keeps it (a term asked again while the index is
+    # unchanged costs no arithmetic then; the values are the same).
+    weighed: list[FloatArray] | None = None
 
     @property
     def size(self) -> int:
         return sum(len(slots) for slots, _ in self.parts)
+
+    def contributions(self, number: int) -> FloatArray:
+        """Every posting's contribution in part ``number``."""
+        if self.weighed is not None:
+            return self.weighed[number]
+        slots, values = self.parts[number]
+        return self.weigh(slots, values)
 
 
 @dataclass(slots=True)
@@ -94,8 +104,8 @@ def top_arrays(
                         _score_candidates(scores, keep, remaining, stats)
                     stats.pruned = True
                     return _ranked(keep, scores, top_k)
-        for slots, values in term.parts:
-            scores[slots] += term.weigh(slots, values)
+        for number, (slots, _) in enumerate(term.parts):
+            scores[slots] += term.contributions(number)
             stats.postings_scored += len(slots)
     return _ranked(_live_nonzero(scores, dead), scores, top_k)
 
@@ -110,18 +120,21 @@ def _score_candidates(
     scores: FloatArray, keep: SlotArray, term: QueryTerm, stats: PruningStats
 ) -> None:
     """Add ``term``'s contributions to the ``keep`` slots (ascending) only."""
-    for slots, values in term.parts:
+    for number, (slots, values) in enumerate(term.parts):
         if not len(slots) or not len(keep):
             continue
         if len(keep) * 8 >= len(slots):  # the search would cost more than the scan
-            scores[slots] += term.weigh(slots, values)
+            scores[slots] += term.contributions(number)
             stats.postings_scored += len(slots)
             continue
         positions = np.searchsorted(slots, keep)
         positions[positions == len(slots)] = 0
         hit = slots[positions] == keep
         matched = keep[hit]
-        scores[matched] += term.weigh(matched, values[positions[hit]])
+        if term.weighed is not None:
+            scores[matched] += term.weighed[number][positions[hit]]
+        else:
+            scores[matched] += term.weigh(matched, values[positions[hit]])
         stats.candidates_probed += len(keep)
 
 
