@@ -4,7 +4,9 @@
 
 Prints JSON: index seconds, query latency percentiles (ms, single-threaded, top 10) and the
 process's peak RSS. Systems: ragls-workspace (the daemon's and the CLI's default pipeline: the
-code stream over the chunks' text and metadata, beside the knowledge base every session keeps),
+code stream over the chunks' text and metadata asked for split and whole identifiers, then the
+ranking layer, beside the knowledge base every session keeps; until 2026-12-05 this row was the
+code stream alone),
 ragls-hybrid (the seed pipeline: BM25 + TF-IDF + RRF),
 ragls-bm25, bm25s (its own tokenizer, English stop words), bm25s-ragls (ragls's analyzer),
 tantivy (in-RAM index, its default tokenizer), rank_bm25 (BM25Okapi on ragls's analyzer).
@@ -43,20 +45,17 @@ def build(
     system: str, texts: list[str], ids: list[str], metadata: list[dict[str, str]]
 ) -> Callable[[str], Any]:
     if system == "ragls-workspace":
-        from ragls.core.code_stream import CodeStream
         from ragls.core.documents import Document
-        from ragls.core.fusion import HybridRetriever
         from ragls.core.knowledge_base import InMemoryKnowledgeBase
-        from ragls.service.pipelines import WORKSPACE
+        from search_profile import build as build_workspace
 
         documents = [Document(i, t, m) for i, t, m in zip(ids, texts, metadata, strict=True)]
         # What a workspace session holds: the knowledge base (the store of record; its TF-IDF
-        # index is built on first use, which this pipeline never makes) and the code stream.
+        # index is built on first use, which this pipeline never makes) and the code stream,
+        # searched as RagService.retriever_for builds it (both views, the ranking layer).
         kb = InMemoryKnowledgeBase(index_on_demand=True)
         kb.replace_documents((), documents)
-        code = CodeStream(weights=WORKSPACE.fields)
-        code.replace_documents((), documents)
-        retriever = HybridRetriever([(code, WORKSPACE.code)])
+        retriever = build_workspace(documents, "workspace")
         retriever.retrieve("warm up", 10)
         return lambda query: retriever.retrieve(query, 10)
     if system in ("ragls-hybrid", "ragls-bm25"):
@@ -120,7 +119,9 @@ def build(
         unsafe = re.compile(r"[^\w\s]")
 
         def search(query: str) -> Any:
-            cleaned = unsafe.sub(" ", query).strip() or "_"
+            # Lower case: its tokenizer lower-cases anyway, and a word such as "NOT" or "AND"
+            # would otherwise be read as an operator (a query ending in NOT is a syntax error).
+            cleaned = unsafe.sub(" ", query).strip().lower() or "_"
             return searcher.search(index.parse_query(cleaned, ["body"]), 10).hits
 
         return search

@@ -196,3 +196,36 @@ def test_encoding_a_batch_equals_analysing_each_document(monkeypatch: pytest.Mon
         assert encoded == {term: float(count) for term, count in counts.items()}, document.id
         assert batch.lengths[position] == length
     assert batch.ids == [document.id for document in documents]
+
+
+def test_long_terms_keep_their_weighed_postings_until_the_index_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(code_stream, "CACHE_MIN_POSTINGS", 1)  # every term kept
+    rng = random.Random(3)
+    words = ["alpha", "beta", "gamma", "delta", "parse_header", "merge"]
+    documents = [
+        chunk(f"d{n:03d}", " ".join(rng.choices(words, k=8)), f"src/f{n % 17}.py")
+        for n in range(300)
+    ]
+    stream = CodeStream()
+    stream.replace_documents((), documents)
+    query = "alpha parse header"
+    first = [(r.id, r.score) for r in stream.search(query, 50)]
+    assert len(stream.shared.weighed_terms) > 0
+    weighed = 0
+    original = pruning.QueryTerm.contributions
+
+    def counting(self: pruning.QueryTerm, number: int) -> object:
+        nonlocal weighed
+        weighed += self.weighed is None
+        return original(self, number)
+
+    monkeypatch.setattr(pruning.QueryTerm, "contributions", counting)
+    assert [(r.id, r.score) for r in stream.search(query, 50)] == first
+    assert weighed == 0  # asked again on the same index: no posting weighed again
+    stream.remove("d000")  # a write: the kept postings are stale
+    fresh = CodeStream()
+    fresh.replace_documents((), documents[1:])
+    expected = [(r.id, r.score) for r in fresh.search(query, 50)]
+    assert [(r.id, r.score) for r in stream.search(query, 50)] == expected

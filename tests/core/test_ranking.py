@@ -9,7 +9,7 @@ import pytest
 from ragls.core.documents import Document
 from ragls.core.fusion import HybridRetriever
 from ragls.core.ranking.layer import Candidate, RankingLayer, RankingProfile, RankingWeights
-from ragls.core.ranking.rules import ROLES
+from ragls.core.ranking.rules import FRAME_PATTERNS, ROLES
 from ragls.core.ranking.shape import CHANGE, MESSAGE, QUESTION, QueryShape
 from ragls.service.pipelines import WORKSPACE_RANKING
 
@@ -212,6 +212,12 @@ def test_a_trace_frame_names_its_file_and_function(
     assert file in shape.files
     if function is not None:
         assert shape.names.get(function) == 1.0
+
+
+def test_every_frame_pattern_needs_a_line_number() -> None:
+    # QueryShape skips the frame patterns for a query without a digit: each needs one.
+    assert all("\\d" in pattern.pattern for pattern in FRAME_PATTERNS)
+    assert QueryShape.of('File "app/models.py", line x, in save').kind != "trace"
 
 
 def test_a_trace_brings_its_frames_code_first() -> None:

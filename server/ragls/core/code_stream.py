@@ -22,13 +22,18 @@ variants can be compared over one index; the defaults are the measured ones of
 
 All fields share one :class:`~ragls.core.postings.InvertedIndex` (and so one slot space): field
 terms carry a one-character prefix. The stream is a complete index: no capacity, no expiry.
+
+The index also keeps, per slot, the numbers of each chunk's file and symbol (its *tags*,
+numbered by a :class:`~ragls.core.ranking.columns.Interner` when the chunk is indexed): what the
+ranking layer reads of a candidate, so that the views of one index can be fused and reranked
+over slot arrays (:mod:`ragls.core.slot_fusion`) without touching a Document per candidate.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -50,7 +55,8 @@ from ragls.core.identifiers import (
 from ragls.core.identifiers import path_terms as split_path
 from ragls.core.index_state import StreamState
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
-from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
+from ragls.core.pruning import PruningStats, QueryTerm, ranked_slots
+from ragls.core.ranking.columns import Interner
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.errors import InvalidArgumentError
 
@@ -63,6 +69,13 @@ SLICE_DOCUMENTS = 16_384
 CODE_FORMAT = "code"
 # A batch of more documents than this is encoded into arrays before the lock.
 ENCODE_FROM_DOCUMENTS = 512
+# Terms with at least this many postings keep their weighed postings (WeighedTerms), up to
+# this many bytes per index.
+CACHE_MIN_POSTINGS = 2_048
+CACHE_BYTES = 32 << 20
+# The index's tags per slot: the Interner numbers of the chunk's file and symbol.
+FILE_TAG, SYMBOL_TAG = 0, 1
+TAG_COUNT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,11 +264,14 @@ class CodeStream:
                 state.index.add_encoded(encoded)
             else:
                 state.index.add_many(prepared)
+            state.tag(batch)
 
     def clear(self) -> None:
         with self._state.lock:
             self._state.documents.clear()
             self._state.index.clear()
+            self._state.interner = Interner()
+            self._state.weighed_terms = WeighedTerms()
 
     def export_state(self) -> StreamState:
         """The stream as plain values (SPEC §11): its document ids and index."""
@@ -267,11 +283,14 @@ class CodeStream:
     def restore_state(self, state: StreamState, documents: Mapping[str, Document]) -> None:
         """Hold what ``state`` describes (shared by every view), documents from ``documents``.
         KeyError/ValueError if they do not fit; nothing changes then."""
-        index = restored_index(state, "code")
+        index = restored_index(state, "code", tag_count=TAG_COUNT)
         held = {i: documents[i] for i in state.ids}
         with self._state.lock:
             self._state.documents, self._state.index = held, index
             self._state.forget_norms()
+            self._state.interner = Interner()
+            self._state.weighed_terms = WeighedTerms()  # versions restart with a new index
+            self._state.tag(held.values())
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -301,21 +320,38 @@ class CodeStream:
     def search(self, query: str, top_k: int) -> list[SearchResult]:
         """The ``top_k`` best documents for ``query``, best first; ties broken by id."""
         check_top_k(top_k, MAX_STREAM_TOP_K)
-        if self._weights.whole_words:
-            terms = whole_query_terms(check_query(query), self._state.synonyms)
-        else:
-            terms = query_terms(check_query(query), self._state.synonyms)
+        terms = self.terms_for(query)
         if not terms:
             return []
         state = self._state
         with state.lock:
-            index = state.index
-            if len(index) == 0:
-                return []
-            terms = most_specific(terms, index.document_frequency)
-            self.last_search = stats = PruningStats()
-            ranked = ranked_ids(self._query_terms(terms), index, top_k, stats)
-            return [SearchResult(state.documents[doc_id], score) for score, doc_id in ranked]
+            slots, scores = self.ranked_slots(terms, top_k)
+            index, documents = state.index, state.documents
+            return [
+                SearchResult(documents[index.id_at(slot)], score)
+                for slot, score in zip(slots.tolist(), scores.tolist(), strict=True)
+            ]
+
+    @property
+    def shared(self) -> _CodeIndex:
+        """The index, documents and lock this stream's views share (read under ``lock``)."""
+        return self._state
+
+    def terms_for(self, query: str) -> list[str]:
+        """The query's terms as this view asks them (no lock needed)."""
+        if self._weights.whole_words:
+            return whole_query_terms(check_query(query), self._state.synonyms)
+        return query_terms(check_query(query), self._state.synonyms)
+
+    def ranked_slots(self, terms: list[str], top_k: int) -> tuple[SlotArray, FloatArray]:
+        """(slots, scores) of the ``top_k`` best documents for ``terms`` (:meth:`terms_for`),
+        best first, ties broken by id. The caller holds ``shared.lock``."""
+        index = self._state.index
+        if not terms or len(index) == 0:
+            return np.zeros(0, np.int32), np.zeros(0)
+        terms = most_specific(terms, index.document_frequency)
+        self.last_search = stats = PruningStats()
+        return ranked_slots(self._query_terms(terms), index, top_k, stats)
 
     def _query_terms(self, terms: list[str]) -> list[QueryTerm]:
         """Each (term, field) pair with postings, weighted (lock held)."""
@@ -326,11 +362,17 @@ class CodeStream:
         average = index.total_length / count if index.total_length > 0 else 1.0
         norms = self._state.norms(weights, average)
         fields = (("", weights.body), (SYMBOL_PREFIX, weights.symbol), (PATH_PREFIX, weights.path))
+        cache = self._state.weighed_terms
         found: list[QueryTerm] = []
         for term in terms:
             for prefix, weight in fields:
                 key = prefix + term
                 if weight == 0:
+                    continue
+                cache_key = (key, weight, k1, weights.b)
+                cached = cache.get(cache_key, index.version)
+                if cached is not None:
+                    found.append(cached)
                     continue
                 parts = index.parts(key)
                 if not parts:
@@ -351,8 +393,47 @@ class CodeStream:
                     def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
                         return scale * tf / (tf + norms[slots])
 
-                found.append(QueryTerm(parts, weigh, bound))
+                query_term = QueryTerm(parts, weigh, bound)
+                if query_term.size >= CACHE_MIN_POSTINGS:
+                    query_term.weighed = [weigh(slots, values) for slots, values in parts]
+                    cache.put(cache_key, index.version, query_term)
+                found.append(query_term)
         return found
+
+
+class WeighedTerms:
+    """The weighed postings of the longest terms searched lately (least recently used out past
+    :data:`CACHE_BYTES`), for one version of the index: common words recur from query to query,
+    and their postings are what a search spends its time on. Any write empties it."""
+
+    def __init__(self, budget: int = CACHE_BYTES) -> None:
+        self._budget = budget
+        self._version = -1
+        self._terms: OrderedDict[tuple[str, float, float, float], QueryTerm] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: tuple[str, float, float, float], version: int) -> QueryTerm | None:
+        if version != self._version:
+            self._terms.clear()
+            self._bytes, self._version = 0, version
+            return None
+        found = self._terms.get(key)
+        if found is not None:
+            self._terms.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[str, float, float, float], version: int, term: QueryTerm) -> None:
+        size = sum(part.nbytes for part in term.weighed or ())
+        if version != self._version or size > self._budget:
+            return
+        self._terms[key] = term
+        self._bytes += size
+        while self._bytes > self._budget:
+            _, dropped = self._terms.popitem(last=False)
+            self._bytes -= sum(part.nbytes for part in dropped.weighed or ())
+
+    def __len__(self) -> int:
+        return len(self._terms)
 
 
 class _CodeIndex:
@@ -363,8 +444,22 @@ class _CodeIndex:
         self.synonyms = synonyms
         self.lock = threading.Lock()
         self.documents: dict[str, Document] = {}
-        self.index = InvertedIndex()
+        self.index = InvertedIndex(tag_count=TAG_COUNT)
+        self.interner = Interner()
+        self.weighed_terms = WeighedTerms()
         self._norms: dict[tuple[float, float], tuple[int, FloatArray]] = {}
+
+    def tag(self, documents: Iterable[Document]) -> None:
+        """Set the file and symbol tags of ``documents``' slots (after they were indexed)."""
+        index, interner = self.index, self.interner
+        slots, rows = [], []
+        for document in documents:
+            slot = index.slot_of(document.id)
+            if slot is not None:
+                slots.append(slot)
+                rows.append(interner.file_and_symbol(document.metadata))
+        if slots:
+            index.tags[slots] = rows
 
     def unindex(self, document_id: str) -> bool:
         document = self.documents.pop(document_id, None)

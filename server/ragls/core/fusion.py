@@ -15,6 +15,10 @@ A retriever may carry a ranking layer (:class:`ragls.core.ranking.layer.RankingL
 candidates do not depend on ``top_k`` either, so the prefix property holds with it. A stream
 may be asked only for some query kinds (:mod:`ragls.core.ranking.shape`): the workspace
 pipeline asks its whole-word stream for questions and messages, not for changes.
+
+When every stream asked is a view of one code index (the workspace pipeline), the fusion, the
+layer and the cap run over that index's slot arrays (:mod:`ragls.core.slot_fusion`), with the
+same results as the general path below.
 """
 
 from __future__ import annotations
@@ -24,9 +28,11 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ragls.core.code_stream import CodeStream
 from ragls.core.documents import Document, RetrievalStream, SearchResult
 from ragls.core.ranking.layer import Candidate, RankingLayer
 from ragls.core.ranking.shape import QueryShape
+from ragls.core.slot_fusion import fuse_views
 from ragls.core.validation import check_query, check_top_k
 from ragls.errors import ConfigurationError
 
@@ -112,9 +118,16 @@ class HybridRetriever:
         documents: dict[str, Document] = {}
         shaped = self._ranking is not None or any(w.kinds is not None for w in self._streams)
         shape = QueryShape.of(query) if shaped else None
-        for weighted in self._streams:
-            if not weighted.asked_for(shape):
-                continue
+        asked = [weighted for weighted in self._streams if weighted.asked_for(shape)]
+        views = _views_of_one_index(asked)
+        if views is not None:
+            plan = None
+            if self._ranking is not None:
+                assert shape is not None
+                plan = (self._ranking, self._ranking.plan(shape))
+            depth = candidate_depth(top_k)
+            return fuse_views(views, query, depth, top_k, self._per_file_cap, plan)
+        for weighted in asked:
             try:
                 results = weighted.stream.search(query, candidate_depth(top_k))
             except Exception:
@@ -158,6 +171,15 @@ class HybridRetriever:
             if len(capped) == top_k:
                 break
         return capped
+
+
+def _views_of_one_index(asked: list[WeightedStream]) -> list[tuple[CodeStream, float]] | None:
+    """The asked streams as (view, weight) if they are all views of one code index."""
+    views = [(w.stream, w.weight) for w in asked if isinstance(w.stream, CodeStream)]
+    if not views or len(views) < len(asked):
+        return None
+    shared = views[0][0].shared
+    return views if all(view.shared is shared for view, _ in views) else None
 
 
 def _stream_name(weighted: WeightedStream) -> str:

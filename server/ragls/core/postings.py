@@ -16,6 +16,11 @@ runs when the delta or the dead exceed a quarter of the base (and a floor), so i
 amortised over the changes that caused it; :meth:`add_many` with a large batch (a cold index)
 builds its segment straight from arrays. Values are what the caller scores: BM25 stores raw term
 counts, the knowledge base stores tf weights. Callers hold their own lock.
+
+An index may carry ``tag_count`` integer *tags* per slot (``tags``, -1 until the caller sets
+them): per-document values a search reads by slot (the code stream keeps each chunk's file and
+symbol there, for the ranking layer), renumbered with the slots by a merge as the lengths are,
+so a caller sets them once per document (not persisted: a restore leaves them -1).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from ragls.core.index_state import IndexState, StreamState
 
 FloatArray = npt.NDArray[np.float64]
 SlotArray = npt.NDArray[np.int32]
+TagArray = npt.NDArray[np.int32]  # (slots, tag_count)
 ValueArray = npt.NDArray[np.float32]
 Part = tuple[SlotArray, ValueArray]
 
@@ -49,8 +55,12 @@ def _identity(values: FloatArray) -> FloatArray:
 class InvertedIndex:
     """``transform`` maps the values callers add (vectorised) to the values stored."""
 
-    def __init__(self, transform: Callable[[FloatArray], FloatArray] = _identity) -> None:
+    def __init__(
+        self, transform: Callable[[FloatArray], FloatArray] = _identity, tag_count: int = 0
+    ) -> None:
         self._transform = transform
+        self._tag_count = tag_count
+        self.tags: TagArray = np.full((16, tag_count), -1, np.int32)
         self._slot_by_id: dict[str, int] = {}
         self._id_by_slot: list[str | None] = []
         self.lengths: FloatArray = np.zeros(16)
@@ -200,7 +210,7 @@ class InvertedIndex:
     def _reset(self) -> None:
         """Empty the index; ``version`` and ``layout`` keep growing (callers cache by them)."""
         version, layout = self.version, self.layout
-        self.__init__(self._transform)  # type: ignore[misc]
+        self.__init__(self._transform, self._tag_count)  # type: ignore[misc]
         self.version, self.layout = version + 1, layout + 1
 
     # -- reading -------------------------------------------------------------------------------
@@ -334,6 +344,7 @@ class InvertedIndex:
             raise ValueError("the index state repeats a term or a document id")
         self.lengths = np.zeros(max(16, slots))
         self.lengths[:slots] = state.lengths
+        self.tags = np.full((max(16, slots), self._tag_count), -1, np.int32)
         self.total_length = float(state.lengths.sum())
         self._df = np.zeros(max(16, terms), np.int64)
         self._df[:terms] = state.frequencies
@@ -360,6 +371,10 @@ class InvertedIndex:
         self._id_by_slot.append(document_id)
         if slot >= len(self.lengths):
             self.lengths = np.concatenate([self.lengths, np.zeros(len(self.lengths))])
+        if slot >= len(self.tags):
+            grown = np.full((2 * len(self.tags), self._tag_count), -1, np.int32)
+            grown[: len(self.tags)] = self.tags
+            self.tags = grown
         self._slot_by_id[document_id] = slot
         self.lengths[slot] = length
         self.total_length += length
@@ -424,6 +439,9 @@ class InvertedIndex:
             lengths = np.zeros(max(16, len(kept)))
             lengths[: len(kept)] = self.lengths[kept]
             self.lengths = lengths
+            tags = np.full((max(16, len(kept)), self._tag_count), -1, np.int32)
+            tags[: len(kept)] = self.tags[kept]
+            self.tags = tags
         term_total = len(self._term_ids)
         counts = np.bincount(terms, minlength=term_total)
         # Postings arrive ordered by slot within each term (base, then delta, then the batch,
@@ -468,13 +486,16 @@ def best_of(candidates: SlotArray, values: FloatArray, top_k: int) -> SlotArray:
 
 
 def restored_index(
-    state: StreamState, kind: str, transform: Callable[[FloatArray], FloatArray] = _identity
+    state: StreamState,
+    kind: str,
+    transform: Callable[[FloatArray], FloatArray] = _identity,
+    tag_count: int = 0,
 ) -> InvertedIndex:
     """A new index restored from ``state``'s, checked to hold exactly ``state.ids`` (ValueError
     otherwise: a store's parts that do not fit are refused, not half used)."""
     if state.kind != kind or state.index is None:
         raise ValueError(f"a {state.kind!r} stream's state cannot restore a {kind!r} stream")
-    index = InvertedIndex(transform)
+    index = InvertedIndex(transform, tag_count)
     index.restore_state(state.index)
     if len(index) != len(state.ids) or not all(i in index for i in state.ids):
         raise ValueError(f"the {kind} stream's documents and its index disagree")

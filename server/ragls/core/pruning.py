@@ -18,8 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ragls.core.postings import FloatArray, InvertedIndex, Part, SlotArray, ValueArray, best_of
+
+IntArray = npt.NDArray[np.int64]
 
 # Bounds are inflated by this factor, so float rounding can never make a pruned document win.
 BOUND_MARGIN = 1.0 + 1e-6
@@ -36,10 +39,20 @@ class QueryTerm:
     parts: list[Part]
     weigh: Callable[[SlotArray, ValueArray], FloatArray]
     bound: float
+    # ``weigh`` of each part, when the caller keeps it (a term asked again while the index is
+    # unchanged costs no arithmetic then; the values are the same).
+    weighed: list[FloatArray] | None = None
 
     @property
     def size(self) -> int:
         return sum(len(slots) for slots, _ in self.parts)
+
+    def contributions(self, number: int) -> FloatArray:
+        """Every posting's contribution in part ``number``."""
+        if self.weighed is not None:
+            return self.weighed[number]
+        slots, values = self.parts[number]
+        return self.weigh(slots, values)
 
 
 @dataclass(slots=True)
@@ -59,6 +72,18 @@ def top_documents(
     stats: PruningStats | None = None,
 ) -> list[tuple[float, int]]:
     """(score, slot) of the ``top_k`` best live slots, plus any tied with the last of them."""
+    slots, scores = top_arrays(terms, slot_count, dead, top_k, stats)
+    return list(zip(scores.tolist(), slots.tolist(), strict=True))
+
+
+def top_arrays(
+    terms: list[QueryTerm],
+    slot_count: int,
+    dead: SlotArray,
+    top_k: int,
+    stats: PruningStats | None = None,
+) -> tuple[SlotArray, FloatArray]:
+    """:func:`top_documents` as (slots, scores) arrays, in no particular order."""
     stats = stats if stats is not None else PruningStats()
     ordered = sorted(terms, key=lambda term: term.size)
     suffix = [0.0] * (len(ordered) + 1)
@@ -79,8 +104,8 @@ def top_documents(
                         _score_candidates(scores, keep, remaining, stats)
                     stats.pruned = True
                     return _ranked(keep, scores, top_k)
-        for slots, values in term.parts:
-            scores[slots] += term.weigh(slots, values)
+        for number, (slots, _) in enumerate(term.parts):
+            scores[slots] += term.contributions(number)
             stats.postings_scored += len(slots)
     return _ranked(_live_nonzero(scores, dead), scores, top_k)
 
@@ -95,24 +120,27 @@ def _score_candidates(
     scores: FloatArray, keep: SlotArray, term: QueryTerm, stats: PruningStats
 ) -> None:
     """Add ``term``'s contributions to the ``keep`` slots (ascending) only."""
-    for slots, values in term.parts:
+    for number, (slots, values) in enumerate(term.parts):
         if not len(slots) or not len(keep):
             continue
         if len(keep) * 8 >= len(slots):  # the search would cost more than the scan
-            scores[slots] += term.weigh(slots, values)
+            scores[slots] += term.contributions(number)
             stats.postings_scored += len(slots)
             continue
         positions = np.searchsorted(slots, keep)
         positions[positions == len(slots)] = 0
         hit = slots[positions] == keep
         matched = keep[hit]
-        scores[matched] += term.weigh(matched, values[positions[hit]])
+        if term.weighed is not None:
+            scores[matched] += term.weighed[number][positions[hit]]
+        else:
+            scores[matched] += term.weigh(matched, values[positions[hit]])
         stats.candidates_probed += len(keep)
 
 
-def _ranked(candidates: SlotArray, scores: FloatArray, top_k: int) -> list[tuple[float, int]]:
+def _ranked(candidates: SlotArray, scores: FloatArray, top_k: int) -> tuple[SlotArray, FloatArray]:
     best = best_of(candidates, scores[candidates], top_k)
-    return [(float(scores[slot]), int(slot)) for slot in best.tolist()]
+    return best, scores[best]
 
 
 def ranked_ids(
@@ -120,8 +148,46 @@ def ranked_ids(
 ) -> list[tuple[float, str]]:
     """(score, id) of the ``top_k`` best documents of ``index``, best first, ties broken by id:
     the search step every store shares (the caller holds its lock)."""
-    found = top_documents(terms, index.slot_count, index.dead_slots(), top_k, stats)
-    return sorted(
-        ((score, index.id_at(slot)) for score, slot in found),
-        key=lambda item: (-item[0], item[1]),
-    )[:top_k]
+    slots, scores = ranked_slots(terms, index, top_k, stats)
+    return list(zip(scores.tolist(), map(index.id_at, slots.tolist()), strict=True))
+
+
+def ranked_slots(
+    terms: list[QueryTerm], index: InvertedIndex, top_k: int, stats: PruningStats
+) -> tuple[SlotArray, FloatArray]:
+    """(slots, scores) of the ``top_k`` best documents of ``index``, best first, ties broken by
+    id, as arrays (the caller holds its lock)."""
+    slots, scores = top_arrays(terms, index.slot_count, index.dead_slots(), top_k, stats)
+    order = order_by_score(scores, None, lambda position: index.id_at(int(slots[position])))
+    order = order[:top_k]
+    return slots[order], scores[order]
+
+
+def order_by_score(
+    scores: FloatArray, ranks: IntArray | None, id_of: Callable[[int], str]
+) -> IntArray:
+    """Positions of ``scores`` ordered by score descending, then ``ranks`` ascending (if given),
+    then ``id_of(position)``: the order every ranking of ragls uses (SPEC §5), sorted in numpy;
+    only runs of equal (score, rank) go back to Python for their ids."""
+    keys = (-scores,) if ranks is None else (ranks, -scores)
+    order = np.lexsort(keys).astype(np.int64)
+    if len(order) < 2:
+        return order
+    sorted_scores = scores[order]
+    same = sorted_scores[1:] == sorted_scores[:-1]
+    if ranks is not None:
+        sorted_ranks = ranks[order]
+        same &= sorted_ranks[1:] == sorted_ranks[:-1]
+    if not same.any():
+        return order
+    tied = np.flatnonzero(same)  # position i ties with i + 1
+    fixed = order.tolist()
+    start = int(tied[0])
+    end = start + 1
+    for position in [*tied[1:].tolist(), -2]:
+        if position == end:  # the run goes on
+            end += 1
+            continue
+        fixed[start : end + 1] = sorted(fixed[start : end + 1], key=id_of)
+        start, end = position, position + 1
+    return np.array(fixed, np.int64)

@@ -31,13 +31,25 @@ hold a word); it runs before the per-file cap of SPEC §5.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+
+import numpy as np
 
 from ragls.core.documents import Document
-from ragls.core.ranking.rules import ROLES, SOURCE, Role
-from ragls.core.ranking.shape import CHANGE, MESSAGE, NAME_SEPARATORS, QUESTION, TRACE, QueryShape
+from ragls.core.pruning import order_by_score
+from ragls.core.ranking.columns import (
+    NONE,
+    Columns,
+    FloatArray,
+    IntArray,
+    Interner,
+    role_of,
+    symbol_keys,
+)
+from ragls.core.ranking.rules import ROLES, SOURCE
+from ragls.core.ranking.shape import CHANGE, MESSAGE, QUESTION, TRACE, QueryShape
 from ragls.core.vocab import STOP_WORDS
 
 RARE_DOCUMENTS = 3  # at most this many chunks hold the word ...
@@ -47,7 +59,6 @@ PHRASE_CANDIDATES = 40  # the best candidates whose text is read for phrases and
 FILE_CANDIDATES = 100  # the best candidates among which files gain coherence
 
 DocumentFrequency = Callable[[str], int]
-Keyed = tuple[float, int, str, "Candidate"]  # (-score, best rank, id, candidate): sorts in C
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +103,22 @@ class Candidate:
     best_rank: int
 
 
-@lru_cache(maxsize=1 << 14)
-def role_of(path: str) -> Role | None:
-    """The first role whose pattern matches ``path``; None for source."""
-    for role in ROLES:
-        if role.path.search(path):
-            return role
-    return None
+@dataclass(frozen=True, slots=True)
+class RankingPlan:
+    """What one query asks of the layer, read before the candidates (it may ask the corpus how
+    many chunks hold a word, which a caller holding the index's lock could not do after)."""
+
+    shape: QueryShape
+    weights: RankingWeights
+    rare_words: tuple[str, ...]
+    pairs: tuple[str, ...]
+    quoted: tuple[str, ...]
+    names: dict[str, float]
+    role_factors: FloatArray  # by role number: the factor of a chunk of that role
+
+    @property
+    def reads_text(self) -> bool:
+        return bool(self.pairs or self.quoted or self.rare_words)
 
 
 def role_name(path: str) -> str:
@@ -125,45 +145,73 @@ class RankingLayer:
         """``(score, candidate)`` pairs, best first (ties: better best rank, then id)."""
         if not candidates:
             return []
-        shape = shape if shape is not None else QueryShape.of(query)
+        plan = self.plan(shape if shape is not None else QueryShape.of(query))
+        interner = Interner()
+        numbers = [interner.file_and_symbol(c.document.metadata) for c in candidates]
+        columns = Columns(
+            scores=np.array([c.score for c in candidates], np.float64),
+            best_ranks=np.array([c.best_rank for c in candidates], np.int64),
+            files=np.array([file for file, _ in numbers], np.int64),
+            symbols=np.array([symbol for _, symbol in numbers], np.int64),
+            interner=interner,
+            id_of=lambda position: candidates[position].document.id,
+            text_of=lambda position: candidates[position].document.content,
+        )
+        order, scores = self.rerank_columns(plan, columns)
+        return [(float(scores[p]), candidates[p]) for p in order.tolist()]
+
+    def plan(self, shape: QueryShape) -> RankingPlan:
         weights = self.profile.for_kind(shape.kind)
-        rare_words = self._rare_words(shape, weights)
-        pairs = shape.pairs if weights.phrase and len(shape.pairs) >= 2 else ()
-        quoted = shape.quoted if weights.quoted else ()
-        reads_text = bool(pairs or quoted or rare_words)
-        files = shape.files
-        names = {n: sure for n, sure in shape.names.items() if sure} if weights.definition else {}
         asked = shape.words
-        roles_power = weights.roles
-        keyed: list[Keyed] = []
-        for position, candidate in enumerate(candidates):  # candidates come best first
-            document = candidate.document
-            metadata = document.metadata
-            factor = 1.0
-            path = metadata.get("file", "")
-            if files and _names_file(path, files):
-                factor = 1.0 + weights.named_file
-            elif roles_power and path:
-                role = role_of(path)
-                if role is not None and not (role.asked_by & asked):
-                    factor = role.weight**roles_power
-            if names:
-                symbol = metadata.get("symbol")
-                if symbol and metadata.get("kind"):
-                    factor *= 1.0 + weights.definition * _definition_match(symbol, names)
-            if reads_text and position < PHRASE_CANDIDATES:
-                text = document.content.lower()
-                if pairs:
-                    factor *= 1.0 + weights.phrase * sum(p in text for p in pairs) / len(pairs)
-                if quoted and any(q in text for q in quoted):
-                    factor *= 1.0 + weights.quoted
-                if rare_words and any(word in text for word in rare_words):
-                    factor *= 1.0 + weights.rare
-            keyed.append((-candidate.score * factor, candidate.best_rank, document.id, candidate))
-        keyed.sort()  # tuples compare in C: score, then best rank, then id (ids are unique)
+        power = weights.roles
+        # Each role's factor computed once, in Python as before (a numpy power could round
+        # differently in the last place).
+        factors = [
+            role.weight**power if power and not (role.asked_by & asked) else 1.0 for role in ROLES
+        ]
+        names = {n: sure for n, sure in shape.names.items() if sure} if weights.definition else {}
+        return RankingPlan(
+            shape=shape,
+            weights=weights,
+            rare_words=self._rare_words(shape, weights),
+            pairs=shape.pairs if weights.phrase and len(shape.pairs) >= 2 else (),
+            quoted=shape.quoted if weights.quoted else (),
+            names=names,
+            role_factors=np.array([*factors, 1.0], np.float64),
+        )
+
+    def rerank_columns(self, plan: RankingPlan, columns: Columns) -> tuple[IntArray, FloatArray]:
+        """(candidate positions best first, each position's new score): the rules of the module
+        docstring over ``columns`` (in fused order), ties by best rank, then id."""
+        weights = plan.weights
+        factor = self._file_factors(plan, columns)
+        if plan.names:
+            factor *= _definition_factors(plan, columns)
+        if plan.reads_text:
+            _text_factors(plan, columns, factor)
+        scores = columns.scores * factor
+        order = order_by_score(scores, columns.best_ranks, columns.id_of)
         if weights.coherence or weights.diminishing != 1.0:
-            keyed = _by_file(keyed, weights)
-        return [(-key[0], key[3]) for key in keyed]
+            order = _by_file(order, scores, columns, weights)
+        return order, scores
+
+    def _file_factors(self, plan: RankingPlan, columns: Columns) -> FloatArray:
+        """Named files gain ``1 + named_file``; the others are scaled for their role."""
+        files = columns.files
+        if plan.weights.roles:
+            factor = plan.role_factors[columns.interner.roles()[files]]
+        else:
+            factor = np.ones(len(columns))
+        if plan.shape.files:
+            values = columns.interner.values
+            named = [
+                number
+                for number in np.unique(files).tolist()
+                if _names_file("" if number == NONE else values[number], plan.shape.files)
+            ]
+            if named:
+                factor[np.isin(files, named)] = 1.0 + plan.weights.named_file
+        return factor
 
     def _rare_words(self, shape: QueryShape, weights: RankingWeights) -> tuple[str, ...]:
         if not weights.rare or self._frequency is None or self._count is None:
@@ -179,35 +227,84 @@ class RankingLayer:
         return tuple(found)
 
 
-def _by_file(keyed: list[Keyed], weights: RankingWeights) -> list[Keyed]:
+def _definition_factors(plan: RankingPlan, columns: Columns) -> FloatArray:
+    """``1 + definition * match`` for chunks whose symbol the query names (1 elsewhere)."""
+    factor = np.ones(len(columns))
+    symbols = columns.symbols
+    defined = np.flatnonzero(symbols != NONE)
+    if not len(defined):
+        return factor
+    names, weight, values = plan.names, plan.weights.definition, columns.interner.values
+    numbers = list(set(symbols[defined].tolist()))
+    lowered = [values[number].lower() for number in numbers]
+    # A symbol can only match a name it contains: most are passed over without being split.
+    containing = {
+        number
+        for name in names
+        for number, low in zip(numbers, lowered, strict=True)
+        if name in low
+    }
+    gains = {}
+    for number in containing:
+        whole, last = symbol_keys(values[number])
+        gains[number] = 1.0 + weight * max(names.get(last, 0.0), names.get(whole, 0.0))
+    if gains:
+        for position, number in zip(defined.tolist(), symbols[defined].tolist(), strict=True):
+            if number in gains:
+                factor[position] = gains[number]
+    return factor
+
+
+def _text_factors(plan: RankingPlan, columns: Columns, factor: FloatArray) -> None:
+    """Phrases, quoted strings and rare words in the text of the first
+    :data:`PHRASE_CANDIDATES` candidates (multiplied into ``factor`` in place, in the order the
+    rules are listed)."""
+    weights, pairs, quoted, rare_words = plan.weights, plan.pairs, plan.quoted, plan.rare_words
+    for position in range(min(len(columns), PHRASE_CANDIDATES)):
+        text = columns.text_of(position).lower()
+        value = float(factor[position])
+        if pairs:
+            value *= 1.0 + weights.phrase * sum(map(text.__contains__, pairs)) / len(pairs)
+        if quoted and any(q in text for q in quoted):
+            value *= 1.0 + weights.quoted
+        if rare_words and any(word in text for word in rare_words):
+            value *= 1.0 + weights.rare
+        factor[position] = value
+
+
+def _by_file(
+    order: IntArray, scores: FloatArray, columns: Columns, weights: RankingWeights
+) -> IntArray:
     """Coherence and diminishing returns per file among the best :data:`FILE_CANDIDATES` of
-    ``keyed`` (sorted): the n-th best chunk of a file gains the two best of the others and is
-    scaled by ``diminishing ** n``; the rest, which cannot reach a first page, keep their
-    scores."""
-    head = keyed[:FILE_CANDIDATES]
-    files = [key[3].document.metadata.get("file") for key in head]
-    best: dict[str, list[float]] = {}
-    for key, file in zip(head, files, strict=True):
-        if file is not None:
-            top = best.setdefault(file, [])
-            if len(top) < 3:
-                top.append(-key[0])
-    seen: dict[str, int] = {}
+    ``order``: the n-th best chunk of a file gains the two best of the others and is scaled by
+    ``diminishing ** n``; the rest, which cannot reach a first page, keep their scores.
+    ``scores`` is updated in place; returns the new order."""
+    head = order[:FILE_CANDIDATES].tolist()
+    files = columns.files[head].tolist()
     coherence, diminishing = weights.coherence, weights.diminishing
-    for index, (key, file) in enumerate(zip(head, files, strict=True)):
-        if file is None:
-            continue
+    counts = Counter(files)
+    # With no diminishing returns only the files with several chunks in the head change.
+    least = 1 if diminishing != 1.0 else 2
+    indices = [i for i, file in enumerate(files) if file != NONE and counts[file] >= least]
+    if not indices:
+        return order
+    chosen = [head[i] for i in indices]
+    chosen_files = [files[i] for i in indices]
+    chosen_scores = scores[chosen].tolist()
+    best: dict[int, list[float]] = {}
+    for score, file in zip(chosen_scores, chosen_files, strict=True):
+        top = best.setdefault(file, [])
+        if len(top) < 3:
+            top.append(score)
+    seen: dict[int, int] = {}
+    for index, file in enumerate(chosen_files):
         top = best[file]
-        if len(top) == 1 and diminishing == 1.0:
-            continue  # a file's only chunk among the head: nothing changes
         position = seen.get(file, 0)
         seen[file] = position + 1
         others = sum(top[:2]) if position >= 2 else sum(top) - top[position]
-        score = (-key[0] + coherence * others) * diminishing**position
-        head[index] = (-score, key[1], key[2], key[3])
-    keyed[:FILE_CANDIDATES] = head
-    keyed.sort()
-    return keyed
+        chosen_scores[index] = (chosen_scores[index] + coherence * others) * diminishing**position
+    scores[chosen] = chosen_scores
+    return order_by_score(scores, columns.best_ranks, columns.id_of)
 
 
 def _names_file(path: str, files: tuple[str, ...]) -> bool:
@@ -217,18 +314,6 @@ def _names_file(path: str, files: tuple[str, ...]) -> bool:
     return any(
         lowered == f or lowered.endswith("/" + f) or f.endswith("/" + lowered) for f in files
     )
-
-
-def _definition_match(symbol: str, names: dict[str, float]) -> float:
-    whole, last = _symbol_keys(symbol)
-    return max(names.get(last, 0.0), names.get(whole, 0.0))
-
-
-@lru_cache(maxsize=1 << 14)
-def _symbol_keys(symbol: str) -> tuple[str, str]:
-    """A symbol lower-cased, whole and its last component (``Flask.route`` -> ``route``)."""
-    lowered = symbol.lower()
-    return lowered, NAME_SEPARATORS.split(lowered)[-1]
 
 
 __all__ = [
@@ -243,4 +328,5 @@ __all__ = [
     "RankingWeights",
     "role_name",
     "role_of",
+    "symbol_keys",
 ]

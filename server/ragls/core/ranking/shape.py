@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from ragls.core.ranking.rules import (
@@ -42,6 +43,7 @@ MESSAGE = "message"
 QUESTION = "question"
 
 _WORD = re.compile(r"[a-z0-9_]+")
+_DIGIT = re.compile(r"[0-9]")
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _QUOTED = re.compile(r"\"([^\"]{3,200})\"|'([^']{3,200})'|`([^`]{2,200})`")
 NAME_SEPARATORS = re.compile(r"::|->|[.:#/\\]")
@@ -113,6 +115,8 @@ def _frames(query: str) -> tuple[list[str], list[str]]:
     """The files (lower-cased, relative parts kept) and functions of a pasted trace's frames."""
     files: list[str] = []
     functions: list[str] = []
+    if _DIGIT.search(query) is None:  # every frame has a line number (FRAME_PATTERNS)
+        return files, functions
     for pattern in FRAME_PATTERNS:
         for match in pattern.finditer(query):
             found = match.groupdict()
@@ -138,14 +142,22 @@ def _named_file(text: str) -> bool:
 def _names(query: str) -> dict[str, float]:
     names: dict[str, float] = {}
     for token in query.split():
-        for piece in NAME_SEPARATORS.split(token):
-            for name in _NAME.findall(piece):
-                key = name.lower()
-                if len(key) < 3 or key in STOP_WORDS:
-                    continue
-                sure = 1.0 if _looks_like_identifier(name) else PLAIN_WORD_NAME
-                names[key] = max(names.get(key, 0.0), sure)
+        for key, sure in _token_names(token):
+            names[key] = max(names.get(key, 0.0), sure)
     return names
+
+
+@lru_cache(maxsize=1 << 14)
+def _token_names(token: str) -> tuple[tuple[str, float], ...]:
+    """(lower-cased name, how surely it names a symbol) of one whitespace-separated token."""
+    found = []
+    for piece in NAME_SEPARATORS.split(token):
+        for name in _NAME.findall(piece):
+            key = name.lower()
+            if len(key) < 3 or key in STOP_WORDS:
+                continue
+            found.append((key, 1.0 if _looks_like_identifier(name) else PLAIN_WORD_NAME))
+    return tuple(found)
 
 
 def _looks_like_identifier(name: str) -> bool:

@@ -1,0 +1,101 @@
+"""What the ranking layer reads of its candidates, as arrays (docs/retrieval.md, "Cost").
+
+The layer's rules look at three things of a chunk besides its text: its file (roles, named
+files, coherence), its symbol when it has a kind (definitions), and its fused score and best
+rank. Reading them from each candidate's metadata cost a Python loop of dictionary look-ups per
+candidate and query; here they are integers. :class:`Interner` numbers the strings (files and
+symbols) once, when a chunk is indexed, and derives the per-string facts the rules need once
+per string (a file's role, a symbol's lower-cased keys); :class:`Columns` holds the candidates
+of one query as arrays over those numbers, so the rules are a few numpy operations per query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from ragls.core.ranking.rules import ROLES, Role
+from ragls.core.ranking.shape import NAME_SEPARATORS
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+NONE = -1  # the value number of a missing file or symbol
+SOURCE_CODE = len(ROLES)  # the role number of source (no role)
+FILE_KEY = "file"
+
+
+@lru_cache(maxsize=1 << 14)
+def role_of(path: str) -> Role | None:
+    """The first role whose pattern matches ``path``; None for source."""
+    for role in ROLES:
+        if role.path.search(path):
+            return role
+    return None
+
+
+@lru_cache(maxsize=1 << 14)
+def symbol_keys(symbol: str) -> tuple[str, str]:
+    """A symbol lower-cased, whole and its last component (``Flask.route`` -> ``route``)."""
+    lowered = symbol.lower()
+    return lowered, NAME_SEPARATORS.split(lowered)[-1]
+
+
+class Interner:
+    """Strings numbered in order of first sight, and what the rules derive from each once.
+    Append-only (a number never changes meaning); the owner serialises access."""
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self._numbers: dict[str, int] = {}
+        self._roles = np.array([SOURCE_CODE], np.int64)  # by number; NONE (-1): the last
+
+    def number(self, value: str | None) -> int:
+        if value is None:
+            return NONE
+        found = self._numbers.get(value)
+        if found is None:
+            found = self._numbers[value] = len(self.values)
+            self.values.append(value)
+        return found
+
+    def file_and_symbol(self, metadata: Mapping[str, str]) -> tuple[int, int]:
+        """The numbers of a chunk's file (NONE without one) and of its symbol where it has a
+        symbol and a kind (the definition rule's condition; NONE otherwise)."""
+        symbol = metadata.get("symbol")
+        has_definition = bool(symbol) and bool(metadata.get("kind"))
+        return self.number(metadata.get(FILE_KEY)), self.number(symbol if has_definition else None)
+
+    def roles(self) -> IntArray:
+        """The role number of every value read as a path (:data:`SOURCE_CODE` for source and
+        for the empty path), extended to the values numbered since the last call; one more
+        entry at the end, :data:`SOURCE_CODE`, so that indexing with NONE (-1) gives source."""
+        known = len(self._roles) - 1
+        if known < len(self.values):
+            codes = [_role_code(value) for value in self.values[known:]]
+            self._roles = np.array([*self._roles[:-1].tolist(), *codes, SOURCE_CODE], np.int64)
+        return self._roles
+
+
+def _role_code(path: str) -> int:
+    role = role_of(path) if path else None
+    return SOURCE_CODE if role is None else ROLES.index(role)
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """One query's candidates in fused order (best first), as arrays."""
+
+    scores: FloatArray  # fused scores
+    best_ranks: IntArray  # the best rank any stream gave each
+    files: IntArray  # Interner numbers of metadata ``file``; NONE without one
+    symbols: IntArray  # Interner numbers of symbols with a kind; NONE otherwise
+    interner: Interner
+    id_of: Callable[[int], str]  # a candidate's document id (for ties), by position
+    text_of: Callable[[int], str]  # a candidate's content, by position
+
+    def __len__(self) -> int:
+        return len(self.scores)

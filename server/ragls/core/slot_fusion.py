@@ -1,0 +1,111 @@
+"""SPEC §5's fusion for views of one code index, over slot arrays (docs/retrieval.md, "Cost").
+
+The workspace pipeline asks one :class:`~ragls.core.code_stream.CodeStream` index twice (split
+identifiers, whole identifiers), then the ranking layer, then the per-file cap. Done on
+:class:`~ragls.core.documents.SearchResult` lists that meant a Python object, a dictionary
+entry and a metadata look-up per candidate and stream. Here each view returns its ranking as
+(slots, scores) arrays, the reciprocal rank fusion is a ``bincount`` over the slots, the ranking
+layer reads the candidates' file and symbol from the index's per-slot tags
+(:class:`~ragls.core.ranking.columns.Columns`), and Documents are touched only for the text the
+layer reads (the first 40 candidates, when the query's rules read text) and for the answers.
+
+The result is exactly :class:`~ragls.core.fusion.HybridRetriever`'s general path: the same
+contributions ``weight / (60 + rank + 1)`` summed in stream order, the same order (fused score,
+best rank, id), the same layer and cap (``tests/core/test_slot_fusion.py`` compares the two).
+The index's lock is held from the first view's search to the answers, so every slot read
+belongs to one version of the index.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+
+from ragls.core.code_stream import FILE_TAG, SYMBOL_TAG, CodeStream
+from ragls.core.documents import SearchResult
+from ragls.core.postings import FloatArray
+from ragls.core.pruning import order_by_score
+from ragls.core.ranking.columns import NONE, Columns
+from ragls.core.ranking.layer import RankingLayer, RankingPlan
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60  # as ragls.core.fusion (SPEC §5)
+
+
+def fuse_views(
+    views: Sequence[tuple[CodeStream, float]],
+    query: str,
+    depth: int,
+    top_k: int,
+    per_file_cap: int,
+    ranking: tuple[RankingLayer, RankingPlan] | None,
+) -> list[SearchResult]:
+    """The fused, reranked and capped ``top_k`` of ``views`` (all views of one index)."""
+    asked = []
+    for view, weight in views:
+        try:
+            asked.append((view, weight, view.terms_for(query)))
+        except Exception:
+            log.exception("retrieval stream %r failed; skipping it", view.name)
+    shared = views[0][0].shared
+    with shared.lock:
+        index = shared.index
+        slot_parts, contribution_parts, rank_parts = [], [], []
+        for view, weight, terms in asked:
+            try:
+                found, _ = view.ranked_slots(terms, depth)
+            except Exception:
+                log.exception("retrieval stream %r failed; skipping it", view.name)
+                continue
+            ranks = np.arange(len(found), dtype=np.int64)
+            slot_parts.append(found)
+            contribution_parts.append(weight / (RRF_K + ranks + 1.0))
+            rank_parts.append(ranks)
+        if not slot_parts or not sum(len(part) for part in slot_parts):
+            return []
+        candidates, inverse = np.unique(np.concatenate(slot_parts), return_inverse=True)
+        # bincount adds in input order (stream order), as the general path's running sums do.
+        fused: FloatArray = np.bincount(inverse, np.concatenate(contribution_parts)).astype(
+            np.float64, copy=False
+        )
+        best_rank = np.full(len(candidates), np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(best_rank, inverse, np.concatenate(rank_parts))
+        order = order_by_score(
+            fused, best_rank, lambda position: index.id_at(int(candidates[position]))
+        )
+        slots = candidates[order]
+        scores = fused[order]
+        tags = index.tags[slots]
+        documents = shared.documents
+        if ranking is not None:
+            layer, plan = ranking
+            columns = Columns(
+                scores=scores,
+                best_ranks=best_rank[order],
+                files=tags[:, FILE_TAG].astype(np.int64),
+                symbols=tags[:, SYMBOL_TAG].astype(np.int64),
+                interner=shared.interner,
+                id_of=lambda position: index.id_at(int(slots[position])),
+                text_of=lambda position: documents[index.id_at(int(slots[position]))].content,
+            )
+            final, scores = layer.rerank_columns(plan, columns)
+        else:
+            final = np.arange(len(slots))
+        answers: list[SearchResult] = []
+        files = tags[:, FILE_TAG].tolist()
+        per_file: dict[int, int] = {}
+        for position in final.tolist():
+            file = files[position]
+            if file != NONE:  # SPEC §5: at most per_file_cap per file; no file, no cap
+                held = per_file.get(file, 0)
+                if held >= per_file_cap:
+                    continue
+                per_file[file] = held + 1
+            document = documents[index.id_at(int(slots[position]))]
+            answers.append(SearchResult(document, float(scores[position])))
+            if len(answers) == top_k:
+                break
+        return answers

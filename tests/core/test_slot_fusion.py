@@ -1,0 +1,154 @@
+"""Fusing views of one code index over slot arrays gives the general path's results exactly."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from ragls.core.code_stream import SYMBOL_TAG, CodeStream
+from ragls.core.documents import Document, SearchResult
+from ragls.core.fusion import HybridRetriever, StreamSpec
+from ragls.core.pruning import order_by_score
+from ragls.core.ranking.layer import RankingLayer
+from ragls.service.pipelines import WORKSPACE
+
+WORDS = (
+    "parse header token cache session merge path route request response client server "
+    "redirect cookie timeout retry stream buffer encode decode"
+).split()
+FOLDERS = ("src/net", "src/core", "tests/net", "docs", "examples", "src/util")
+
+
+class Opaque:
+    """A stream that hides that it is a CodeStream view: fusion takes its general path."""
+
+    def __init__(self, stream: CodeStream) -> None:
+        self._stream = stream
+        self.name = stream.name
+
+    def search(self, query: str, top_k: int) -> list[SearchResult]:
+        return self._stream.search(query, top_k)
+
+
+def corpus(count: int = 600, seed: int = 5) -> list[Document]:
+    rng = random.Random(seed)
+    documents = []
+    for number in range(count):
+        words = rng.choices(WORDS, k=rng.randint(3, 12))
+        name = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}"
+        text = " ".join(words) + f"\ndef {name}(self):\n    return {rng.choice(WORDS)}Value"
+        if number % 7 == 0:  # repeated texts: equal scores, ordered by id
+            text = "parse header token"
+        metadata = {"file": f"{rng.choice(FOLDERS)}/{rng.choice(WORDS)}.py", "format": "code"}
+        if number % 3:
+            metadata |= {"symbol": f"Client.{name}", "kind": "method"}
+        if number % 50 == 0:
+            metadata = {}  # an added document: no file, not capped
+        documents.append(Document(f"doc{number:04d}", text, metadata))
+    return documents
+
+
+def retrievers(documents: list[Document]) -> tuple[HybridRetriever, HybridRetriever]:
+    code = CodeStream(weights=WORKSPACE.fields)
+    code.replace_documents((), documents)
+    words = code.view(WORKSPACE.word_fields, name="words")
+    layer = RankingLayer(WORKSPACE.ranking, code.document_frequency, code.document_count)  # type: ignore[arg-type]
+    fast: list[StreamSpec] = [(code, 1.0), (words, 0.7, WORKSPACE.words_kinds)]
+    general: list[StreamSpec] = [(Opaque(code), 1.0), (Opaque(words), 0.7, WORKSPACE.words_kinds)]  # type: ignore[list-item]
+    return HybridRetriever(fast, ranking=layer), HybridRetriever(general, ranking=layer)
+
+
+QUERIES = [
+    "parse header",
+    "how does the client merge_path a request?",
+    "session cache timeout retry stream buffer",
+    "fix redirect cookie handling",
+    'where is "encode decode" done',
+    "Client.route_cookie",
+    "tests for the parse token",
+    "net/cookie.py redirect",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_slot_fusion_matches_the_general_path(query: str) -> None:
+    fast, general = retrievers(corpus())
+    for top_k in (1, 10, 40):
+        expected = [(r.document.id, r.score) for r in general.retrieve(query, top_k)]
+        assert [(r.document.id, r.score) for r in fast.retrieve(query, top_k)] == expected
+
+
+def test_slot_fusion_after_removals_and_merges() -> None:
+    documents = corpus()
+    fast, general = retrievers(documents)
+    code = fast.streams[0].stream
+    assert isinstance(code, CodeStream)
+    code.replace_documents([d.id for d in documents[::4]], corpus(200, seed=9))
+    for query in QUERIES:
+        expected = [(r.document.id, r.score) for r in general.retrieve(query, 10)]
+        assert [(r.document.id, r.score) for r in fast.retrieve(query, 10)] == expected
+
+
+def test_slot_fusion_builds_results_only_for_the_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    fast, _ = retrievers(corpus())
+    created = 0
+    original = SearchResult.__init__
+
+    def counting(self: SearchResult, *args: object, **kwargs: object) -> None:
+        nonlocal created
+        created += 1
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SearchResult, "__init__", counting)
+    assert len(fast.retrieve("session cache timeout retry stream buffer", 5)) == 5
+    assert created == 5  # not one per candidate and stream (up to 400)
+
+
+def test_index_tags_follow_slots_through_a_merge() -> None:
+    documents = corpus(600)
+    later = [Document("z" + d.id, d.content, d.metadata) for d in corpus(600, seed=11)]
+    code = CodeStream()
+    code.replace_documents((), documents)
+    shared = code.shared
+    index = shared.index
+    first_slot, layout = index.slot_of(documents[-1].id), index.layout
+    # Removals leave dead slots; the next large batch is merged, renumbering the live slots.
+    code.replace_documents([d.id for d in documents[:200]], later)
+    assert index.layout != layout and index.slot_of(documents[-1].id) != first_slot
+    for document in documents[200:] + later:
+        slot = index.slot_of(document.id)
+        assert slot is not None
+        number = int(index.tags[slot, SYMBOL_TAG])
+        symbol = document.metadata.get("symbol")
+        assert (shared.interner.values[number] if number >= 0 else None) == symbol
+
+
+def test_order_by_score_breaks_ties_by_rank_then_id() -> None:
+    scores = np.array([1.0, 2.0, 1.0, 1.0, 2.0])
+    ranks = np.array([3, 0, 1, 1, 0], np.int64)
+    ids = ["e", "d", "c", "a", "b"]
+    order = order_by_score(scores, ranks, ids.__getitem__)
+    assert [ids[i] for i in order.tolist()] == ["b", "d", "a", "c", "e"]
+    assert [ids[i] for i in order_by_score(scores, None, ids.__getitem__).tolist()] == [
+        "b",
+        "d",
+        "a",
+        "c",
+        "e",
+    ]
+
+
+def test_slot_fusion_after_a_restore() -> None:
+    documents = corpus()
+    original = CodeStream(weights=WORKSPACE.fields)
+    original.replace_documents((), documents)
+    fast, general = retrievers([])
+    code = fast.streams[0].stream
+    assert isinstance(code, CodeStream)
+    code.restore_state(original.export_state(), {d.id: d for d in documents})
+    for query in QUERIES:
+        expected = [(r.document.id, r.score) for r in general.retrieve(query, 10)]
+        assert [(r.document.id, r.score) for r in fast.retrieve(query, 10)] == expected
+        assert expected
