@@ -86,6 +86,13 @@ def quantized(
 class SemanticStream:
     """A retrieval stream over embeddings (see the module docstring)."""
 
+    _rows: dict[str, int]  # embedded chunk id -> row
+    _documents: list[Document | None]  # row -> its chunk (None: a free row)
+    _columns: npt.NDArray[np.int8]  # dimensions x rows
+    _scales: npt.NDArray[np.float32]  # row -> its vector's scale
+    _free: list[int]  # rows to reuse
+    _pending: dict[str, Document]  # chunks waiting for a vector, oldest first
+
     def __init__(
         self,
         embedder: Embedder,
@@ -97,15 +104,7 @@ class SemanticStream:
         self.on_embedded = on_embedded
         self._lock = threading.Lock()
         self._drained = threading.Condition(self._lock)
-        self._rows: dict[str, int] = {}  # embedded chunk id -> row
-        self._documents: list[Document | None] = []  # row -> its chunk (None: free)
-        # One row per dimension, one column per chunk: scoring walks the dimensions, widening
-        # one contiguous int8 row at a time (as fast as a float32 matrix-vector product here,
-        # at a quarter of its memory).
-        self._columns = np.zeros((self._dimensions, 0), dtype=np.int8)
-        self._scales = np.zeros(0, dtype=np.float32)
-        self._free: list[int] = []
-        self._pending: dict[str, Document] = {}  # chunks waiting for a vector, oldest first
+        self._clear_locked()
         self._worker: threading.Thread | None = None
         self._computed = 0  # vectors computed since the stream was made
         self.failure: str | None = None  # why the model stopped (the stream then answers [])
@@ -125,23 +124,13 @@ class SemanticStream:
             return len(self._rows) + len(self._pending)
 
     @property
-    def pending(self) -> int:
-        """Chunks that wait for their vector (0 when every chunk can be found by meaning)."""
-        with self._lock:
-            return len(self._pending)  # a batch being embedded stays queued until installed
-
-    @property
-    def embedded(self) -> int:
-        with self._lock:
-            return len(self._rows)
-
-    @property
     def capacity(self) -> int:
         """Rows allocated (embedded chunks and free rows): freed rows are reused first."""
         with self._lock:
             return len(self._documents)
 
     def status(self) -> SemanticStatus:
+        """Embedded and pending chunks (a batch being embedded stays pending until installed)."""
         with self._lock:
             return SemanticStatus(
                 self.model, len(self._rows), len(self._pending), self._computed, self.failure
@@ -268,20 +257,17 @@ class SemanticStream:
                 np.multiply(columns[dimension, :count], weight, out=widened)
                 scores += widened
             scores *= self._scales[:count]
-            documents = list(self._documents)
-        keep = min(top_k, count)
-        if keep == 0:
-            return []
-        best = np.argpartition(-scores, keep - 1)[:keep]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        results = []
-        for row in best:
-            document = documents[int(row)]
-            score = float(scores[row])
-            if document is None or score <= 0:
-                continue
-            results.append(SearchResult(document, score))
-        return results
+            keep = min(top_k, count)
+            if keep == 0:
+                return []
+            best = np.argpartition(-scores, keep - 1)[:keep]
+            best = best[np.argsort(-scores[best], kind="stable")]
+            found = [(self._documents[int(row)], float(scores[row])) for row in best]
+        return [
+            SearchResult(document, score)
+            for document, score in found
+            if document is not None and score > 0
+        ]
 
     # -- persistence --------------------------------------------------------------------------
 
@@ -332,9 +318,13 @@ class SemanticStream:
             self._start_worker()
 
     def _clear_locked(self) -> None:
-        self._rows.clear()
+        """The empty stream (lock held, or from the constructor)."""
+        self._rows = {}
         self._documents = []
+        # One row per dimension, one column per chunk: scoring walks the dimensions, widening
+        # one contiguous int8 row at a time (as fast as a float32 matrix-vector product here,
+        # at a quarter of its memory).
         self._columns = np.zeros((self._dimensions, 0), dtype=np.int8)
         self._scales = np.zeros(0, dtype=np.float32)
         self._free = []
-        self._pending.clear()
+        self._pending = {}

@@ -18,7 +18,7 @@ from ragls.ingest.explain import explain_path
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.indexer import IndexReport, PartialReport
 from ragls.ingest.limits import Limits
-from ragls.service.memory import release_free_memory
+from ragls.service.memory import LARGE_COMMIT_CHUNKS, release_free_memory
 from ragls.service.session_core import SessionCore
 from ragls.service.status import (
     IndexProgress,
@@ -26,9 +26,6 @@ from ragls.service.status import (
     PathExplanation,
 )
 from ragls.service.tracked import tracked_counts
-
-# After a commit of this many chunks the freed heap goes back to the system (service.memory).
-LARGE_COMMIT_CHUNKS = 2_000
 
 
 class IndexRuns(SessionCore):

@@ -33,6 +33,11 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
+# After this many new chunks (a commit, or vectors embedded) the freed heap goes back to the
+# system.
+LARGE_COMMIT_CHUNKS = 2_000
+
+
 def release_free_memory() -> bool:
     """Return the heap's free pages to the system; whether it could be asked to."""
     trim = _malloc_trim()

@@ -45,7 +45,6 @@ from ragls.ingest.partial import DEFAULT_PARTIAL_COMMITS, PartialCommits
 from ragls.service import chat
 from ragls.service.added import AddedDocuments
 from ragls.service.indexing import IndexRuns
-from ragls.service.memory import release_free_memory
 from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import SEED, Pipeline, pipeline_named
 from ragls.service.status import (
@@ -135,9 +134,7 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
         self._changed()
 
     def _embedded(self) -> None:
-        """The semantic stream's queue drained: store its vectors with the generation, and
-        give the embedding's scratch memory back to the system."""
-        release_free_memory()
+        """The semantic stream's queue drained: store its vectors with the generation."""
         self._changed()
 
     def wait_for_embeddings(self, timeout: float | None = None) -> bool:
@@ -177,9 +174,7 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
     def clear(self) -> None:
         """Empty everything (stores, added documents, status); waits for a running index."""
         with self._index_lock, self._commit_lock:
-            self._stores.knowledge_base.clear()
-            for stream in self._stores.indexed():
-                stream.clear()
+            self._stores.clear()
             self._added.clear()
             self._indexer.forget()
             self._last_report = None

@@ -23,6 +23,7 @@ from ragls.core.ranking.layer import RankingLayer
 from ragls.core.semantic import KIND as SEMANTIC
 from ragls.core.semantic import SemanticStatus, SemanticStream
 from ragls.errors import InvalidArgumentError
+from ragls.service.memory import LARGE_COMMIT_CHUNKS, release_free_memory
 from ragls.service.pipelines import Pipeline
 from ragls.service.status import coverage_warnings
 
@@ -49,6 +50,7 @@ class SessionStreams:
         )
         self.synonyms: SynonymTable | None = None
         self._on_embedded = on_embedded
+        self._trimmed_at = 0
         self.bm25 = bm25
         if bm25 is None and any(p.bm25 > 0 for p in served):
             self.bm25 = BM25Stream.unbounded()
@@ -62,7 +64,19 @@ class SessionStreams:
     def _new_semantic(self) -> SemanticStream:
         from ragls.models.static import shared_embedder
 
-        return SemanticStream(shared_embedder(), on_embedded=self._on_embedded)
+        self._trimmed_at = 0  # the new stream's count of vectors computed starts at 0
+        return SemanticStream(shared_embedder(), on_embedded=self._drained)
+
+    def _drained(self) -> None:
+        """The semantic stream's queue drained: after many vectors, the embedding's scratch
+        memory goes back to the system (as after a large commit); then the owner hears."""
+        semantic = self.semantic
+        computed = 0 if semantic is None else semantic.status().computed
+        if computed - self._trimmed_at >= LARGE_COMMIT_CHUNKS:
+            self._trimmed_at = computed
+            release_free_memory()
+        if self._on_embedded is not None:
+            self._on_embedded()
 
     def indexed(self) -> list[IndexedStream]:
         """The streams that keep their own copy of the corpus, beside the knowledge base."""
