@@ -7,13 +7,15 @@ the change between two generations is found by identity, file by file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ragls.core.documents import Document
 from ragls.ingest.fingerprint import FileRecord
 
 
 def difference(
-    previous: dict[str, FileRecord],
-    staged: dict[str, FileRecord],
+    previous: Mapping[str, FileRecord],
+    staged: Mapping[str, FileRecord],
     touched: set[str] | None = None,
 ) -> tuple[list[Document], list[str], list[Document]]:
     """(documents to add, ids to remove, the removed documents) turning previous into staged.

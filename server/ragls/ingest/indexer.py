@@ -47,6 +47,7 @@ from ragls.ingest.limits import Limits
 from ragls.ingest.parallel import WORKER_NICENESS, default_workers, process_all
 from ragls.ingest.partial import PartialCommits
 from ragls.ingest.pipeline import Processed, Status
+from ragls.ingest.records import FileRecords, Skips, StagedRecords
 from ragls.ingest.secrets import markers_in
 from ragls.ingest.walk import Candidate, walk
 
@@ -109,8 +110,8 @@ class FileIndexer:
         self.workers = default_workers() if workers is None else max(1, workers)
         self.worker_niceness = worker_niceness
         self._root: Path | None = None
-        self._records: dict[str, FileRecord] = {}
-        self._skips: dict[str, Skipped] = {}  # the committed generation's, by path
+        self._records = FileRecords()
+        self._skips = Skips()  # the committed generation's, by path
         self._redactions: Counter[str] = Counter()  # masked secrets the generation holds
         self._windowed: Counter[str] = Counter()  # files chunked without a grammar, by language
 
@@ -126,16 +127,18 @@ class FileIndexer:
 
     def clear_hashes(self) -> None:
         """Forget every fingerprint: the next run reads and re-chunks every file."""
-        self._records = {
-            path: FileRecord("", -1, -1, -1, -1, 0, record.documents, record.skip)
-            for path, record in self._records.items()
-        }
+        self._records = FileRecords(
+            {
+                path: FileRecord("", -1, -1, -1, -1, 0, record.documents, record.skip)
+                for path, record in self._records.items()
+            }
+        )
 
     def forget(self) -> None:
         """Forget everything (the stores were cleared)."""
         self._root = None
-        self._records = {}
-        self._skips = {}
+        self._records = FileRecords()
+        self._skips = Skips()
         self._redactions = Counter()
         self._windowed = Counter()
 
@@ -143,6 +146,11 @@ class FileIndexer:
     def redactions(self) -> dict[str, int]:
         """Secrets masked in the current generation's chunks, by rule (ragls.ingest.secrets)."""
         return dict(sorted(self._redactions.items()))
+
+    @property
+    def skip_reasons(self) -> dict[str, int]:
+        """How many paths the current generation skipped, by reason, sorted by reason."""
+        return dict(sorted(self._skips.reasons.items()))
 
     @property
     def windowed_languages(self) -> dict[str, int]:
@@ -199,7 +207,7 @@ class FileIndexer:
             chunks = tuple(documents[i] for i in ids)
             restored[path] = FileRecord(digest, size, mtime, ctime, inode, read_ns, chunks, refused)
         kept = {path: Skipped(path, SkipReason(reason), detail) for path, reason, detail in skips}
-        self._root, self._records, self._skips = root, restored, kept
+        self._root, self._records, self._skips = root, FileRecords(restored), Skips(kept)
         self._redactions = markers_in(d for record in restored.values() for d in record.documents)
         self._windowed = windowed_languages(
             d for record in restored.values() for d in record.documents
@@ -234,20 +242,24 @@ class FileIndexer:
         admission = self.ingestion.admission(config)
         same_root = self._root == root
         committed = self._records  # what the stores hold now, whatever its root
-        previous = committed if same_root else {}  # what this run may reuse
+        previous = committed if same_root else FileRecords()  # what this run may reuse
         gone: set[str] = set()
-        # The skips of the generation: a changed-paths run redoes those below its scopes only.
-        skips: dict[str, Skipped] = {}
+        # A changed-paths run changes the committed records and skips in place, below its
+        # scopes only, once it commits (ragls.ingest.records); any other run makes new ones.
+        changed_run = changed_paths is not None and same_root
+        void_skips: list[str] = []
         if changed_paths is not None and same_root:
             candidates, skipped, gone, scopes = self._changed_scope(
                 admission, previous, changed_paths
             )
-            staged = {path: rec for path, rec in previous.items() if path not in gone}
-            skips = {p: s for p, s in self._skips.items() if not _within(p, scopes)}
+            staged = previous.stage()
+            for path in gone:
+                del staged[path]
+            void_skips = [path for scope in scopes for path in self._skips.below(scope)]
         else:
             discovery = self.ingestion.discover(config, admission)
             candidates, skipped = discovery.candidates, discovery.skipped
-            staged = {}
+            staged = FileRecords().stage()
         for candidate in candidates:
             staged.pop(candidate.path, None)
         self._check_source_caps(candidates, staged)
@@ -306,13 +318,7 @@ class FileIndexer:
                 if progress is not None:
                     progress(position, total, candidate.path)
                 if cadence is not None and cadence.due(position):
-                    coming = PartialReport(
-                        root,
-                        position,
-                        total,
-                        sum(1 for record in staged.values() if record.skip is None),
-                        sum(len(record.documents) for record in staged.values()),
-                    )
+                    coming = PartialReport(root, position, total, staged.files, staged.chunks)
                     if before_partial is not None:
                         before_partial(coming)
                     self._commit_partial(knowledge_base, bm25, stores, lock, shown, fresh, staged)
@@ -320,14 +326,14 @@ class FileIndexer:
                     if on_partial is not None:
                         on_partial(coming)
 
-            chunks = sum(len(record.documents) for record in staged.values())
+            chunks = staged.chunks
             if chunks > self.limits.max_chunks:
                 raise IndexRejectedError(
                     f"source would hold {chunks} chunks, over the max_chunks cap of "
                     f"{self.limits.max_chunks}; the previous index stays"
                 )
             touched = None
-            if changed_paths is not None and same_root:
+            if changed_run:
                 touched = gone | {candidate.path for candidate in candidates}
             # After partial commits the stores hold ``shown``: the final commit adds the rest.
             base = shown if cadence is not None and cadence.commits else committed
@@ -335,6 +341,7 @@ class FileIndexer:
             analyzed = self._analysis(knowledge_base, bm25, added)
             with lock:
                 self._commit(knowledge_base, stores, removed_ids, added, removed_docs, analyzed)
+                records = staged.commit()  # a changed-paths run's: the committed ones, changed
         except BaseException:
             if shown:
                 self._withdraw(knowledge_base, stores, lock, shown)
@@ -344,8 +351,16 @@ class FileIndexer:
 
         if shown:  # what the run's partial commits added counts as the run's too
             added = [d for record in shown.values() for d in record.documents] + added
-        skips.update((item.path, item) for item in skipped)
-        self._root, self._records, self._skips = root, staged, skips
+        skips = self._skips if changed_run else Skips()
+        for path in void_skips:
+            skips.drop(path)
+        for item in skipped:
+            skips.put(item.path, item)
+        if changed_run:
+            files_removed = sum(1 for path in gone if path not in records)
+        else:
+            files_removed = sum(1 for path in committed if not same_root or path not in records)
+        self._root, self._records, self._skips = root, records, skips
         self._redactions.update(markers_in(added))
         self._redactions.subtract(markers_in(removed_docs))
         self._redactions = +self._redactions  # drop rules down to zero
@@ -355,18 +370,18 @@ class FileIndexer:
         self._windowed = +self._windowed
         return IndexReport(
             root=root,
-            file_count=sum(1 for record in staged.values() if record.skip is None),
+            file_count=records.files,
             chunk_count=chunks,
-            total_bytes=sum(record.size for record in staged.values()),
+            total_bytes=records.all_bytes,
             files_read=files_read,
             files_chunked=files_chunked,
-            files_removed=sum(1 for path in committed if path not in staged or not same_root),
+            files_removed=files_removed,
             chunks_added=len(added),
             chunks_removed=len(removed_ids),
             skipped=list(skips.values()),
             errors=errors,
             cut_lines=cut_lines,
-            changed_paths_run=changed_paths is not None and same_root,
+            changed_paths_run=changed_run,
             files_refreshed=files_refreshed,
         )
 
@@ -375,7 +390,7 @@ class FileIndexer:
     def _changed_scope(
         self,
         admission: Admission,
-        previous: dict[str, FileRecord],
+        previous: FileRecords,
         changed_paths: Iterable[str | os.PathLike[str]],
     ) -> tuple[list[Candidate], list[Skipped], set[str], list[str]]:
         """Candidates to (re)process, skips, recorded paths whose records are void, and the
@@ -392,8 +407,7 @@ class FileIndexer:
             if is_ignore_file_name(relative.rsplit("/", 1)[-1]):
                 relative = relative.rpartition("/")[0]  # its rules changed: redo its directory
             scopes.append(relative)
-            prefix = f"{relative}/" if relative else ""
-            gone.update(p for p in previous if p == relative or p.startswith(prefix))
+            gone.update(previous.below(relative))
             absolute = root / relative if relative else root
             if absolute.is_dir() and not absolute.is_symlink():
                 verdict = admission.directory_path_verdict(relative)
@@ -414,23 +428,23 @@ class FileIndexer:
         ordered = [candidates[path] for path in sorted(candidates)]
         return ordered, skipped, gone, scopes
 
-    def _check_source_caps(self, candidates: list[Candidate], kept: dict[str, FileRecord]) -> None:
+    def _check_source_caps(self, candidates: list[Candidate], kept: StagedRecords) -> None:
         """The per-source caps count what will be read: files refused by name (binary
-        extensions) or by size are skipped anyway and do not count."""
+        extensions) or by size are skipped anyway and do not count; ``kept`` (the records
+        staged besides the candidates) by their totals."""
         candidates = [
             c
             for c in candidates
             if c.size <= self.limits.max_file_bytes
             and self.ingestion.refuse_by_name(c.path) is None
         ]
-        kept = {path: record for path, record in kept.items() if record.skip is None}
-        files = len(candidates) + len(kept)
+        files = len(candidates) + kept.files
         if files > self.limits.max_files:
             raise IndexRejectedError(
                 f"source has {files} files, over the max_files cap of {self.limits.max_files}; "
                 "the previous index stays"
             )
-        total = sum(c.size for c in candidates) + sum(r.size for r in kept.values())
+        total = sum(c.size for c in candidates) + kept.file_bytes
         if total > self.limits.max_total_bytes:
             raise IndexRejectedError(
                 f"source holds {total} bytes, over the max_total_bytes cap of "
@@ -454,7 +468,7 @@ class FileIndexer:
         lock: AbstractContextManager[object],
         shown: dict[str, FileRecord],
         fresh: list[FileRecord],
-        staged: dict[str, FileRecord],
+        staged: Mapping[str, FileRecord],
     ) -> None:
         """Commit the records read since the last partial commit (a cold run's: nothing is
         removed), so the stores hold ``staged`` as it is now; ``shown`` becomes it."""
@@ -582,8 +596,3 @@ def _record(
         documents,
         skip,
     )
-
-
-def _within(path: str, scopes: list[str]) -> bool:
-    """Whether ``path`` is one of ``scopes`` or below one ("" is the whole root)."""
-    return any(not scope or path == scope or path.startswith(f"{scope}/") for scope in scopes)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -135,9 +134,7 @@ class IndexRuns(SessionCore):
                 last_index_time=datetime.now(UTC),
                 indexed_path=str(result.root),
                 generation=before.generation + 1,
-                skipped=MappingProxyType(
-                    dict(sorted(Counter(s.reason.value for s in result.skipped).items()))
-                ),
+                skipped=MappingProxyType(self._indexer.skip_reasons),
                 errors=tuple(result.errors),
                 tracked_in_skipped=MappingProxyType(dict(self._tracked_in_skipped)),
                 redacted=MappingProxyType(self._indexer.redactions),
