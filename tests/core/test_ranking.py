@@ -227,3 +227,28 @@ def test_a_trace_brings_its_frames_code_first() -> None:
     weights = RankingWeights(named_file=2.0)
     assert ranked(weights, query, other, frame)[0] == frame.id
     assert ranked(RankingWeights(), query, other, frame)[0] == other.id
+
+
+def test_roles_are_derived_for_the_files_a_query_reads_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first query after a large index derives the roles of its candidates' files, not of
+    every file numbered (the cost of the first search after a cold index)."""
+    import numpy as np
+
+    from ragls.core.ranking import columns
+
+    derived: list[str] = []
+    role_of = columns.role_of
+    monkeypatch.setattr(columns, "role_of", lambda path: derived.append(path) or role_of(path))
+    interner = columns.Interner()
+    numbers = [interner.number(f"src/module{i}.py") for i in range(1000)]
+    test_file = interner.number("tests/test_module.py")
+    asked = np.array([numbers[5], test_file, columns.NONE, numbers[5]], np.int64)
+    codes = interner.roles_of(asked).tolist()
+    assert sorted(derived) == ["src/module5.py", "tests/test_module.py"]
+    test_role = next(i for i, role in enumerate(ROLES) if role.name == "test")
+    assert codes == [columns.SOURCE_CODE, test_role, columns.SOURCE_CODE, columns.SOURCE_CODE]
+    interner.number("src/new.py")  # numbered after the first query: derived when asked
+    assert interner.roles_of(np.array([test_file], np.int64)).tolist() == [test_role]
+    assert len(derived) == 2

@@ -25,6 +25,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 NONE = -1  # the value number of a missing file or symbol
 SOURCE_CODE = len(ROLES)  # the role number of source (no role)
+UNKNOWN = -2  # a role not derived yet
 FILE_KEY = "file"
 
 
@@ -51,7 +52,9 @@ class Interner:
     def __init__(self) -> None:
         self.values: list[str] = []
         self._numbers: dict[str, int] = {}
-        self._roles = np.array([SOURCE_CODE], np.int64)  # by number; NONE (-1): the last
+        # Each value's role number once a query asked for it (UNKNOWN before); grown by
+        # doubling, so a value numbered after a change costs nothing until a query reads it.
+        self._roles = np.full(16, UNKNOWN, np.int64)
 
     def number(self, value: str | None) -> int:
         if value is None:
@@ -69,15 +72,22 @@ class Interner:
         has_definition = bool(symbol) and bool(metadata.get("kind"))
         return self.number(metadata.get(FILE_KEY)), self.number(symbol if has_definition else None)
 
-    def roles(self) -> IntArray:
-        """The role number of every value read as a path (:data:`SOURCE_CODE` for source and
-        for the empty path), extended to the values numbered since the last call; one more
-        entry at the end, :data:`SOURCE_CODE`, so that indexing with NONE (-1) gives source."""
-        known = len(self._roles) - 1
-        if known < len(self.values):
-            codes = [_role_code(value) for value in self.values[known:]]
-            self._roles = np.array([*self._roles[:-1].tolist(), *codes, SOURCE_CODE], np.int64)
-        return self._roles
+    def roles_of(self, numbers: IntArray) -> IntArray:
+        """The role number of each value in ``numbers`` read as a path (:data:`SOURCE_CODE` for
+        source, the empty path and NONE). Derived on first request, so the cost of a query is
+        its candidates' new files, never the number of values (a first search after a cold
+        index of 100,000 files derives the roles of its few hundred candidates only)."""
+        if len(self._roles) < len(self.values):
+            grown = np.full(max(len(self.values), 2 * len(self._roles)), UNKNOWN, np.int64)
+            grown[: len(self._roles)] = self._roles
+            self._roles = grown
+        present = numbers != NONE
+        known = numbers[present]
+        for number in np.unique(known[self._roles[known] == UNKNOWN]).tolist():
+            self._roles[number] = _role_code(self.values[number])
+        codes = np.full(len(numbers), SOURCE_CODE, np.int64)
+        codes[present] = self._roles[known]
+        return codes
 
 
 def _role_code(path: str) -> int:

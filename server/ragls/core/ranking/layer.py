@@ -199,7 +199,7 @@ class RankingLayer:
         """Named files gain ``1 + named_file``; the others are scaled for their role."""
         files = columns.files
         if plan.weights.roles:
-            factor = plan.role_factors[columns.interner.roles()[files]]
+            factor = plan.role_factors[columns.interner.roles_of(files)]
         else:
             factor = np.ones(len(columns))
         if plan.shape.files:
