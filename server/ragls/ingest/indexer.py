@@ -203,20 +203,39 @@ class FileIndexer:
         skips = [(path, skip.reason.value, skip.detail) for path, skip in self._skips.items()]
         return self._root, records, skips
 
+    def export_symbols(self) -> dict[str, FileSymbols]:
+        """Every file's definitions and references (files without any left out)."""
+        return {
+            path: symbols for path in self._symbols.paths() if (symbols := self._symbols.get(path))
+        }
+
     def restore_records(
         self,
         root: Path,
         records: Sequence[RecordState],
         skips: Sequence[tuple[str, str, str]],
         documents: Mapping[str, Document],
+        symbols: Mapping[str, FileSymbols] | None = None,
     ) -> None:
-        """Remember what :meth:`export_records` gave, the chunks taken from ``documents``
-        (KeyError, ValueError or TypeError if they do not fit; nothing changes then)."""
+        """Remember what :meth:`export_records` gave, the chunks taken from ``documents``, the
+        symbols from ``symbols`` (:meth:`export_symbols`; KeyError, ValueError or TypeError if
+        they do not fit; nothing changes then)."""
+        symbols = symbols or {}
         restored: dict[str, FileRecord] = {}
         for path, digest, size, mtime, ctime, inode, read_ns, ids, skip in records:
             refused = None if skip is None else Skipped(path, SkipReason(skip[0]), skip[1])
             chunks = tuple(documents[i] for i in ids)
-            restored[path] = FileRecord(digest, size, mtime, ctime, inode, read_ns, chunks, refused)
+            restored[path] = FileRecord(
+                digest,
+                size,
+                mtime,
+                ctime,
+                inode,
+                read_ns,
+                chunks,
+                refused,
+                symbols.get(path, NO_SYMBOLS),
+            )
         kept = {path: Skipped(path, SkipReason(reason), detail) for path, reason, detail in skips}
         self._root, self._records, self._skips = root, FileRecords(restored), Skips(kept)
         self._redactions = markers_in(d for record in restored.values() for d in record.documents)
