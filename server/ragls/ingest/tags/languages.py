@@ -34,13 +34,16 @@ CLASS_KINDS: frozenset[str] = frozenset(
 
 QUERIES: Mapping[str, TagQueries] = MappingProxyType(
     {
+        "bash": TagQueries(wheel=False, own=("bash.scm",)),
         "c": TagQueries(own=("c.scm",)),
         "cpp": TagQueries(own=("c.scm", "cpp.scm")),
+        "csharp": TagQueries(wheel=False, own=("csharp.scm",)),
         "dart": TagQueries(),
         "elixir": TagQueries(),
         "go": TagQueries(),
-        "java": TagQueries(),
+        "java": TagQueries(own=("java.scm",)),
         "javascript": TagQueries(own=("javascript.scm", "javascript_fields.scm")),
+        "kotlin": TagQueries(wheel=False, own=("kotlin.scm",)),
         "lua": TagQueries(),
         "ocaml": TagQueries(),
         "php": TagQueries(),
