@@ -250,3 +250,23 @@ def test_answers_from_the_loaded_generation_carry_its_number(tmp_path: Path) -> 
     assert knowledge_base.answers and knowledge_base.answers[0][1] > 0
     assert knowledge_base.answers == [(stored, knowledge_base.answers[0][1])]
     assert restarted.generation == stored
+
+
+def test_symbols_come_back_with_the_stored_generation_without_reading_files(
+    tmp_path: Path,
+) -> None:
+    root, cache = tree(tmp_path / "tree"), tmp_path / "cache"
+    first = indexed_and_saved(root, cache)
+    second = service(root, cache)
+    status = second.index_directory(root)
+    report = second.last_report
+    assert report is not None and report.files_read == 0
+    assert status.symbols == first.get_status().symbols
+    assert status.symbols.definitions > 30 and status.symbols.references > 0
+
+    def found(service: RagService) -> list[tuple[str, str, str]]:
+        _, matches = service.find_symbols("apply", 10)
+        return [(m.path, m.name, repr(m.definition or m.reference)) for m in matches]
+
+    assert found(second) == found(first) != []
+    assert first.find_symbols("ledger.add", 10)[1] == second.find_symbols("ledger.add", 10)[1]

@@ -83,6 +83,8 @@ def summary(status: IndexStatus, seconds: float) -> str:
         (f"no grammar: {language}", f"{count} files chunked as line windows")
         for language, count in status.windowed_languages.items()
     ]
+    symbols = status.symbols
+    rows += [("symbols", f"{symbols.definitions} definitions, {symbols.references} references")]
     rows += [("errors", str(len(status.errors)))] if status.errors else []
     rows += [("warning", warning) for warning in status.warnings]
     rows += [("note", hint) for hint in status.hints]

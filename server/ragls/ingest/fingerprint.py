@@ -17,6 +17,7 @@ import hashlib
 from dataclasses import dataclass
 
 from ragls.core.documents import Document
+from ragls.core.symbols import NO_SYMBOLS, FileSymbols
 from ragls.ingest.admission import Skipped
 from ragls.ingest.walk import Candidate
 
@@ -44,6 +45,7 @@ class FileRecord:
     read_ns: int
     documents: tuple[Document, ...]
     skip: Skipped | None = None  # set when the content was refused (binary, too many chunks)
+    symbols: FileSymbols = NO_SYMBOLS  # its definitions and references (ragls.ingest.tags)
 
     def stat_unchanged(self, candidate: Candidate) -> bool:
         """True if the file can be trusted unchanged without reading it (see module doc)."""

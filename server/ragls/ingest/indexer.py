@@ -35,6 +35,7 @@ from ragls.core.batches import EncodedBatch, analyze_documents
 from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document, IndexedStream
 from ragls.core.knowledge_base import INCREMENTAL_MAX_DOCUMENTS, KnowledgeBase
+from ragls.core.symbols import NO_SYMBOLS, FileSymbols, SymbolIndex
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
 from ragls.ingest.admission import Admission, Skipped, SkipReason
 from ragls.ingest.chunking.windows import windowed_languages
@@ -114,6 +115,7 @@ class FileIndexer:
         self._skips = Skips()  # the committed generation's, by path
         self._redactions: Counter[str] = Counter()  # masked secrets the generation holds
         self._windowed: Counter[str] = Counter()  # files chunked without a grammar, by language
+        self._symbols = SymbolIndex()  # the committed generation's definitions and references
 
     def set_limits(self, limits: Limits) -> None:
         """Admission caps for the next runs; the fingerprints stay (they record the chunk cap,
@@ -129,7 +131,9 @@ class FileIndexer:
         """Forget every fingerprint: the next run reads and re-chunks every file."""
         self._records = FileRecords(
             {
-                path: FileRecord("", -1, -1, -1, -1, 0, record.documents, record.skip)
+                path: FileRecord(
+                    "", -1, -1, -1, -1, 0, record.documents, record.skip, record.symbols
+                )
                 for path, record in self._records.items()
             }
         )
@@ -141,6 +145,13 @@ class FileIndexer:
         self._skips = Skips()
         self._redactions = Counter()
         self._windowed = Counter()
+        self._symbols.clear()
+
+    @property
+    def symbols(self) -> SymbolIndex:
+        """The committed generation's definitions and references, by file and by name; it
+        changes in place as runs commit (a query sees one whole commit or the next)."""
+        return self._symbols
 
     @property
     def redactions(self) -> dict[str, int]:
@@ -192,26 +203,47 @@ class FileIndexer:
         skips = [(path, skip.reason.value, skip.detail) for path, skip in self._skips.items()]
         return self._root, records, skips
 
+    def export_symbols(self) -> dict[str, FileSymbols]:
+        """Every file's definitions and references (files without any left out)."""
+        return {
+            path: symbols for path in self._symbols.paths() if (symbols := self._symbols.get(path))
+        }
+
     def restore_records(
         self,
         root: Path,
         records: Sequence[RecordState],
         skips: Sequence[tuple[str, str, str]],
         documents: Mapping[str, Document],
+        symbols: Mapping[str, FileSymbols] | None = None,
     ) -> None:
-        """Remember what :meth:`export_records` gave, the chunks taken from ``documents``
-        (KeyError, ValueError or TypeError if they do not fit; nothing changes then)."""
+        """Remember what :meth:`export_records` gave, the chunks taken from ``documents``, the
+        symbols from ``symbols`` (:meth:`export_symbols`; KeyError, ValueError or TypeError if
+        they do not fit; nothing changes then)."""
+        symbols = symbols or {}
         restored: dict[str, FileRecord] = {}
         for path, digest, size, mtime, ctime, inode, read_ns, ids, skip in records:
             refused = None if skip is None else Skipped(path, SkipReason(skip[0]), skip[1])
             chunks = tuple(documents[i] for i in ids)
-            restored[path] = FileRecord(digest, size, mtime, ctime, inode, read_ns, chunks, refused)
+            restored[path] = FileRecord(
+                digest,
+                size,
+                mtime,
+                ctime,
+                inode,
+                read_ns,
+                chunks,
+                refused,
+                symbols.get(path, NO_SYMBOLS),
+            )
         kept = {path: Skipped(path, SkipReason(reason), detail) for path, reason, detail in skips}
         self._root, self._records, self._skips = root, FileRecords(restored), Skips(kept)
         self._redactions = markers_in(d for record in restored.values() for d in record.documents)
         self._windowed = windowed_languages(
             d for record in restored.values() for d in record.documents
         )
+        self._symbols.clear()
+        self._symbols.replace((path, record.symbols) for path, record in restored.items())
 
     def index(
         self,
@@ -342,6 +374,7 @@ class FileIndexer:
             with lock:
                 self._commit(knowledge_base, stores, removed_ids, added, removed_docs, analyzed)
                 records = staged.commit()  # a changed-paths run's: the committed ones, changed
+                self._symbols.replace(_symbol_changes(self._symbols, records, touched))
         except BaseException:
             if shown:
                 self._withdraw(knowledge_base, stores, lock, shown)
@@ -567,6 +600,7 @@ def _apply(
             processed.read_ns,
             prior.documents,
             prior.skip,
+            prior.symbols,
         )
     return _record(
         processed.digest,
@@ -575,6 +609,7 @@ def _apply(
         processed.read_ns,
         processed.documents,
         processed.skip,
+        processed.symbols,
     )
 
 
@@ -585,6 +620,7 @@ def _record(
     read_ns: int,
     documents: tuple[Document, ...],
     skip: Skipped | None = None,
+    symbols: FileSymbols = NO_SYMBOLS,
 ) -> FileRecord:
     return FileRecord(
         digest,
@@ -595,4 +631,28 @@ def _record(
         read_ns,
         documents,
         skip,
+        symbols,
     )
+
+
+def _symbol_changes(
+    index: SymbolIndex, records: Mapping[str, FileRecord], touched: set[str] | None
+) -> list[tuple[str, FileSymbols | None]]:
+    """What the symbol index must change to hold ``records``' symbols: the ``touched`` paths
+    of a changed-paths run, else every path whose symbols are not the ones it holds (a file
+    kept unchanged keeps the very same object) and every path gone."""
+    if touched is not None:
+        return [
+            (path, record.symbols if (record := records.get(path)) is not None else None)
+            for path in touched
+        ]
+    changes: list[tuple[str, FileSymbols | None]] = [
+        (path, None) for path in index.paths() if path not in records
+    ]
+    for path, record in records.items():
+        held = index.get(path)
+        if held is not record.symbols and (
+            held is not None or record.symbols.definitions or record.symbols.reference_names
+        ):
+            changes.append((path, record.symbols))
+    return changes

@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ragls.core.documents import Document
+from ragls.core.symbols import NO_SYMBOLS, FileSymbols
 from ragls.ingest.admission import Admission, Skipped, SkipReason
 from ragls.ingest.chunking.chunker import NormalizedDocumentChunker
 from ragls.ingest.chunking.normalize import normalize_text
@@ -23,6 +24,7 @@ from ragls.ingest.extract import EXTRACTOR_VERSION, ExtractionError, extract
 from ragls.ingest.formats import Detected, DocumentFormat, detect, is_binary_name
 from ragls.ingest.limits import Limits
 from ragls.ingest.secrets import redact
+from ragls.ingest.tags.languages import TAGS_VERSION
 from ragls.ingest.walk import Candidate, walk
 
 
@@ -40,6 +42,7 @@ class FileOutcome:
     skipped: Skipped | None = None
     cut_lines: int = 0
     keep_previous: bool = False  # a transient failure: the file's previous chunks stay
+    symbols: FileSymbols = NO_SYMBOLS  # definitions and references (ragls.ingest.tags)
 
 
 class FileTooLargeError(OSError):
@@ -137,6 +140,7 @@ class FileIngestionService:
         return (
             f"|extractor-{EXTRACTOR_VERSION}|{self.chunker.version_key}"
             f"|{config.selector_key()}|chunks-{self.limits.max_chunks_per_file}"
+            f"|tags-{TAGS_VERSION}"
         )
 
     def ingest(
@@ -159,6 +163,7 @@ class FileIngestionService:
             format=detected.format,
             language=extracted.language or detected.language,
             blocks=extracted.blocks,
+            with_symbols=True,
         )
         if len(chunked.documents) > self.limits.max_chunks_per_file:
             detail = f"{len(chunked.documents)} chunks, over {self.limits.max_chunks_per_file}"
@@ -166,7 +171,7 @@ class FileIngestionService:
         documents = chunked.documents
         if config.detect_secrets and extracted.blocks is not None:  # chunks made from blocks
             documents = [_redacted(document, relative) for document in documents]
-        return FileOutcome(documents, cut_lines=chunked.cut_lines)
+        return FileOutcome(documents, cut_lines=chunked.cut_lines, symbols=chunked.symbols)
 
     def readable_text(
         self, config: KnowledgeSourceConfig, relative: str, data: bytes, detected: Detected

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from ragls.core.documents import Document
+from ragls.core.symbols import NO_SYMBOLS, FileSymbols
 from ragls.ingest.admission import Skipped, SkipReason
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.fingerprint import fingerprint
@@ -40,6 +41,7 @@ class Processed:
     documents: tuple[Document, ...] = ()
     cut_lines: int = 0
     detected: Detected | None = None  # the format, once the file was read
+    symbols: FileSymbols = NO_SYMBOLS  # definitions and references, when chunked
 
 
 def process_file(
@@ -87,4 +89,5 @@ def process_file(
         tuple(outcome.documents),
         outcome.cut_lines,
         detected,
+        outcome.symbols,
     )

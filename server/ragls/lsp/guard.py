@@ -12,7 +12,10 @@ nothing handles:
   ``workspace/symbol`` with ``params: {}``, without answering);
 * any request before ``initialize`` (-32002 ServerNotInitialized: LSP's rule; before this, such
   requests silently went to a ``default`` session);
-* any request after ``shutdown`` (-32600 InvalidRequest: only ``exit`` may follow).
+* any request after ``shutdown`` (-32600 InvalidRequest: only ``exit`` may follow);
+* a standard LSP request the server answers whose params lack a required string field
+  (``workspace/symbol`` without a string ``query``: -32602 InvalidParams), which pygls would
+  drop unanswered as above.
 
 A request without ``params`` (valid JSON-RPC: ``shutdown``, ``rag/status``) is passed on with
 ``params: null``, which pygls needs to build the request (without it the request was dropped).
@@ -26,6 +29,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, BinaryIO
 
 log = logging.getLogger(__name__)
@@ -36,6 +41,12 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 SERVER_NOT_INITIALIZED = -32002
+INVALID_PARAMS = -32602
+
+# The standard requests the server answers, with the string fields their params must hold.
+STANDARD_STRING_PARAMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"workspace/symbol": ("query",)}
+)
 
 
 class ProtocolGuard:
@@ -95,6 +106,13 @@ class ProtocolGuard:
             )
         elif method == "shutdown":
             self.shut_down = True
+        fields = STANDARD_STRING_PARAMS.get(method, ())
+        params = message.get("params")
+        for name in fields:
+            if not isinstance(params, dict) or not isinstance(params.get(name), str):
+                return self._answer(
+                    request_id, INVALID_PARAMS, f"{method}: params.{name} must be a string"
+                )
         if "params" not in message:  # valid JSON-RPC, but pygls cannot build a request without
             message["params"] = None
             return json.dumps(message).encode()

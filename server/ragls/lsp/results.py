@@ -84,6 +84,14 @@ class PartialView:
 
 
 @attrs.frozen
+class SymbolsView:
+    """The generation's symbol index: its ``definitions`` and ``references``."""
+
+    definitions: int
+    references: int
+
+
+@attrs.frozen
 class SemanticView:
     """The semantic stream's embeddings: ``embedded`` chunks have a vector, ``pending`` wait,
     ``computed`` were embedded by this process (not loaded with a stored generation);
@@ -131,6 +139,7 @@ class StatusAnswer:
     progress: ProgressView | None
     semantic: SemanticView | None
     partial: bool
+    symbols: SymbolsView
 
     @classmethod
     def of(
@@ -192,6 +201,7 @@ class StatusAnswer:
                 status.semantic.failure,
             ),
             partial=status.partial is not None,
+            symbols=SymbolsView(status.symbols.definitions, status.symbols.references),
         )
 
 

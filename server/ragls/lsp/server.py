@@ -23,7 +23,7 @@ from pygls.lsp.server import LanguageServer
 
 from ragls import __version__
 from ragls.errors import RaglsError
-from ragls.lsp import lifecycle
+from ragls.lsp import lifecycle, symbols
 from ragls.lsp.errors import translate
 from ragls.lsp.guard import IGNORED_METHOD
 from ragls.lsp.messages import structure
@@ -48,10 +48,20 @@ LIFECYCLE = (
     (types.SHUTDOWN, lifecycle.shutdown),
 )
 
+# Standard LSP requests answered from the sessions' indexes, in pygls' thread pool.
+STANDARD_REQUESTS = ((types.WORKSPACE_SYMBOL, symbols.workspace_symbol),)
+
 
 def handled_requests() -> frozenset[str]:
     """The request methods this server answers (what ragls.lsp.guard lets through)."""
-    return frozenset({types.INITIALIZE, types.SHUTDOWN, *(method.name for method in METHODS)})
+    return frozenset(
+        {
+            types.INITIALIZE,
+            types.SHUTDOWN,
+            *(name for name, _ in STANDARD_REQUESTS),
+            *(method.name for method in METHODS),
+        }
+    )
 
 
 class RaglsServer(LanguageServer):
@@ -126,6 +136,8 @@ def create_server() -> RaglsServer:
     server.feature(IGNORED_METHOD)(_ignore)
     for name, handler in LIFECYCLE:
         server.feature(name)(handler)
+    for name, request in STANDARD_REQUESTS:
+        server.feature(name)(server.thread()(request))
     for method in METHODS:
         handler = adapter(method)
         if method.threaded:

@@ -292,6 +292,10 @@ class RaglsTools:
             "skipped": dict(status.skipped),
             "redacted": dict(status.redacted),
             "windowed_languages": dict(status.windowed_languages),
+            "symbols": {
+                "definitions": status.symbols.definitions,
+                "references": status.symbols.references,
+            },
             "errors": list(status.errors),
             "last_error": status.last_error,
             "warnings": list(status.warnings),

@@ -29,6 +29,7 @@ import dataclasses
 import logging
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 from ragls.core.analyzer import SynonymTable
 from ragls.core.bm25 import BM25Stream
@@ -36,6 +37,7 @@ from ragls.core.documents import Document, SearchResult
 from ragls.core.fusion import HybridRetriever
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
 from ragls.core.prompt import render_context_prompt
+from ragls.core.symbols import SymbolMatch
 from ragls.core.validation import check_top_k
 from ragls.errors import InvalidArgumentError
 from ragls.ingest.config import KnowledgeSourceConfig
@@ -50,6 +52,7 @@ from ragls.service.pipelines import SEED, Pipeline, pipeline_named
 from ragls.service.status import (
     IndexProgress,
     IndexStatus,
+    SymbolCounts,
 )
 from ragls.service.stored import StoredGeneration
 from ragls.service.streams import SessionStreams
@@ -152,6 +155,13 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
         """Fused results, best first; an empty or blank query gives an empty list."""
         return self._retriever.retrieve(query, top_k)
 
+    def find_symbols(self, query: str, limit: int) -> tuple[Path | None, list[SymbolMatch]]:
+        """The indexed root and the best ``limit`` definitions and references whose name
+        matches ``query`` (ranked as :meth:`ragls.core.symbols.SymbolIndex.search` says), paths
+        relative to that root. Takes no service lock: the index swaps each commit whole."""
+        indexer = self._indexer
+        return indexer.root, indexer.symbols.search(query, limit)
+
     def build_context_prompt(self, query: str, top_k: int = DEFAULT_TOP_K) -> str:
         """The fenced context prompt (SPEC §6); the query itself if nothing is found.
 
@@ -206,6 +216,7 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
         with self._commit_lock:
             added = len(self._added)
         indexing = self.is_indexing()
+        symbols = self._indexer.symbols
         return dataclasses.replace(
             status,
             indexing=indexing,
@@ -217,6 +228,7 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
             bm25_expired=0 if stats is None else stats.expired,
             persistence=None if self._persistence is None else self._persistence.status(),
             semantic=self._stores.semantic_status(),
+            symbols=SymbolCounts(symbols.definition_count, symbols.reference_count),
         )
 
     # -- persistence (SPEC §11) ----------------------------------------------------------------

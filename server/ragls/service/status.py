@@ -21,6 +21,14 @@ class IndexProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class SymbolCounts:
+    """What the generation's symbol index holds (``rag/status`` ``symbols``)."""
+
+    definitions: int = 0
+    references: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class PersistenceStatus:
     """What status shows of a session's stored index (``rag/status`` ``cache``).
 
@@ -90,6 +98,8 @@ class IndexStatus:
     # the run had got when it was committed (its files done of the files to read); None once
     # the generation is whole.
     partial: IndexProgress | None = None
+    # The definitions and references of the generation's code files (ragls.ingest.tags).
+    symbols: SymbolCounts = SymbolCounts()
 
     @property
     def warnings(self) -> tuple[str, ...]:

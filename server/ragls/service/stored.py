@@ -106,7 +106,9 @@ class StoredGeneration(SessionCore):
         self._stores.restore_state(state.streams, documents, state.documents)
         root = Path(state.root) if state.root else None
         if root is not None:
-            self._indexer.restore_records(root, state.records, state.skips, documents)
+            self._indexer.restore_records(
+                root, state.records, state.skips, documents, state.symbols
+            )
         self._added = {i: documents[i] for i in state.added}
         self._last_config = None if state.source is None else snapshot.source_config(state.source)
         self._status = dataclasses.replace(
@@ -127,6 +129,7 @@ class StoredGeneration(SessionCore):
         """The committed generation as plain values (SPEC §11); waits for a running run."""
         with self._index_lock, self._commit_lock:
             root, records, skips = self._indexer.export_records()
+            symbols = self._indexer.export_symbols()
             streams = self._stores.export_state()
             config = self._last_config
             return snapshot.ServiceState(
@@ -139,6 +142,7 @@ class StoredGeneration(SessionCore):
                 skips=skips,
                 status=snapshot.status_fields(self._status),
                 source=None if config is None else snapshot.source_fields(config),
+                symbols=symbols,
             )
 
     def export_snapshot(self) -> Snapshot | None:

@@ -20,10 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragls.core.documents import Document
+from ragls.core.symbols import NO_SYMBOLS, FileSymbols
 from ragls.ingest.chunking.normalize import DEFAULT_MAX_LINE_CHARS, normalize_text
-from ragls.ingest.chunking.symbols import Unit, code_units, has_grammar
+from ragls.ingest.chunking.symbols import Unit, code_units, has_grammar, parse
 from ragls.ingest.chunking.units import markdown_units, paragraph_units
 from ragls.ingest.formats import DocumentFormat
+from ragls.ingest.tags.extract import file_symbols, has_tags
 
 CHUNKER_VERSION = "2"
 
@@ -32,6 +34,7 @@ CHUNKER_VERSION = "2"
 class ChunkedFile:
     documents: list[Document]
     cut_lines: int
+    symbols: FileSymbols = NO_SYMBOLS
 
 
 class NormalizedDocumentChunker:
@@ -61,14 +64,25 @@ class NormalizedDocumentChunker:
         format: DocumentFormat,
         language: str = "",
         blocks: Sequence[Unit] | None = None,
+        with_symbols: bool = False,
     ) -> ChunkedFile:
+        """``with_symbols``: also the definitions and references of code with tag queries,
+        from the same parse (``ragls.ingest.tags``)."""
         normalized, cut = normalize_text(text, self.max_line_chars)
         if not normalized.strip():
             return ChunkedFile([], cut)
         lines = normalized.split("\n")
-        units = (
-            list(blocks) if blocks is not None else self._units(normalized, lines, format, language)
-        )
+        symbols = NO_SYMBOLS
+        if blocks is not None:
+            units = list(blocks)
+        elif format is DocumentFormat.CODE and has_grammar(language):
+            source = normalized.encode("utf-8")
+            tree = parse(source, language)
+            units = code_units(normalized, language, self.max_lines, tree)
+            if with_symbols and has_tags(language):
+                symbols = file_symbols(tree, source, language)
+        else:
+            units = self._units(lines, format)
         documents = []
         for chunk in self._pack(units, lines):
             start, end, symbol, kind = chunk.start, chunk.end, chunk.symbol, chunk.kind
@@ -85,14 +99,12 @@ class NormalizedDocumentChunker:
             if kind:
                 metadata["kind"] = kind
             documents.append(Document(f"{file}:{start + 1}-{end + 1}", body, metadata))
-        return ChunkedFile(documents, cut)
+        return ChunkedFile(documents, cut, symbols)
 
-    def _units(
-        self, text: str, lines: list[str], format: DocumentFormat, language: str
-    ) -> list[Unit]:
+    @staticmethod
+    def _units(lines: list[str], format: DocumentFormat) -> list[Unit]:
+        """The units of text without a grammar."""
         if format is DocumentFormat.CODE:
-            if has_grammar(language):
-                return code_units(text, language, self.max_lines)
             return [Unit(0, len(lines) - 1)]
         if format is DocumentFormat.MARKDOWN:
             return markdown_units(lines)

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 from ragls.ingest.chunking.grammars import FUNCTION_CONTAINERS, GRAMMARS, NAME_TYPES, Grammar
 from ragls.ingest.chunking.symbol_rules import RULES, Found
@@ -44,7 +44,7 @@ def has_grammar(language: str) -> bool:
     return language in GRAMMARS
 
 
-def _language(name: str) -> Language:
+def grammar_language(name: str) -> Language:
     with _languages_lock:
         language = _languages.get(name)
         if language is None:
@@ -59,7 +59,7 @@ def _parser(name: str) -> Parser:
     parsers: dict[str, Parser] = _local.__dict__.setdefault("parsers", {})
     parser = parsers.get(name)
     if parser is None:
-        parser = Parser(_language(name))
+        parser = Parser(grammar_language(name))
         parsers[name] = parser
     return parser
 
@@ -128,10 +128,15 @@ def _last_row(found: Found) -> int:
     return end.row
 
 
-def code_units(text: str, language: str, max_lines: int) -> list[Unit]:
-    """Units covering every line of ``text``, in order."""
-    source = text.encode("utf-8")
-    tree = _parser(language).parse(source)
+def parse(source: bytes, language: str) -> Tree:
+    """``source`` parsed with ``language``'s grammar (this thread's parser)."""
+    return _parser(language).parse(source)
+
+
+def code_units(text: str, language: str, max_lines: int, tree: Tree | None = None) -> list[Unit]:
+    """Units covering every line of ``text``, in order; ``tree``: its parse, if made already."""
+    if tree is None:
+        tree = parse(text.encode("utf-8"), language)
     line_count = text.count("\n") + 1
     units: list[Unit] = []
     grammar = GRAMMARS[language]

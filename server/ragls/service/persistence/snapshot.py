@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -32,10 +32,12 @@ from typing import Any
 
 from ragls.core.documents import Document
 from ragls.core.index_state import IndexState, StreamState
+from ragls.core.symbols import FileSymbols
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.indexer import RecordState
 from ragls.ingest.limits import Limits
+from ragls.service.persistence.symbol_parts import restored_symbols, symbol_parts
 from ragls.service.status import IndexStatus
 from ragls.store.interface import DOCUMENT_IDS, DOCUMENT_METADATA, DOCUMENT_TEXTS, Snapshot
 
@@ -53,6 +55,7 @@ class ServiceState:
     skips: list[tuple[str, str, str]]
     status: dict[str, Any]  # the generation's IndexStatus fields (status_fields)
     source: dict[str, Any] | None  # the last run's source selection (source_fields)
+    symbols: dict[str, FileSymbols] = field(default_factory=dict)  # by path (symbol_parts)
 
 
 def source_fields(config: KnowledgeSourceConfig) -> dict[str, Any]:
@@ -123,6 +126,9 @@ def to_snapshot(state: ServiceState, key: str) -> Snapshot:
         },
         "files": state.records,
     }
+    symbol_arrays, symbol_objects = symbol_parts(state.symbols)
+    arrays |= symbol_arrays
+    objects |= symbol_objects
     for kind, stream in state.streams.items():
         objects[f"{kind}.stream"] = {
             "ids": stream.ids,
@@ -175,6 +181,7 @@ def from_snapshot(snapshot: Snapshot) -> ServiceState:
         skips=[tuple(skip) for skip in service["skips"]],
         status=dict(service["status"]),
         source=service["source"],
+        symbols=restored_symbols(arrays, objects),
     )
 
 

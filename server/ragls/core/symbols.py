@@ -1,0 +1,269 @@
+"""The symbol index: every definition and reference the chunked files hold (SPEC §8, issue 28).
+
+Ingestion extracts one :class:`FileSymbols` per code file from the parse it chunks
+(``ragls.ingest.tags``); :class:`SymbolIndex` keeps them by path, replaced file by file as the
+indexer commits, and answers name queries (``workspace/symbol``) ranked by
+:func:`match_tier` (exact > prefix > sub-token > fuzzy), then definitions before references,
+then files outside tests before test files, then shorter names, path and line.
+
+Per-file values are compact because a large workspace holds millions of them: a definition is a
+tuple, references are parallel tuples of names and one array of integers, and names are interned
+so a name used in a thousand places is stored once.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from ragls.core.ranking.rules import ROLES
+
+# The ranking layer's test-file pattern (tests, specs, conftest...) decides what a test file is.
+_TEST_PATH = next(role.path for role in ROLES if role.name == "test")
+
+EXACT, PREFIX, SUB_TOKEN, SUBSTRING, FUZZY = range(5)
+_SEPARATORS = "_-.$:"
+_REFERENCE_FIELDS = 5  # per reference: kind index, line, column, end column, enclosing definition
+
+
+class Definition(NamedTuple):
+    """A definition: ``line``/``column`` (0-based; columns in UTF-16 code units, as LSP counts
+    them) are where its name starts, ``end_line``/``end_column`` where the definition ends."""
+
+    name: str
+    kind: str
+    container: str  # the qualified name of the enclosing definition ("" at the top level)
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class Reference(NamedTuple):
+    """A use of a name (``kind``: call, class, type...) on ``line`` from ``column`` to
+    ``end_column``; ``enclosing`` indexes the file's definition it is inside (-1: none)."""
+
+    name: str
+    kind: str
+    line: int
+    column: int
+    end_column: int
+    enclosing: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileSymbols:
+    """One file's definitions and references (the references packed, see the module doc)."""
+
+    definitions: tuple[Definition, ...] = ()
+    reference_names: tuple[str, ...] = ()
+    reference_kinds: tuple[str, ...] = ()  # the distinct kinds, indexed by the packed data
+    reference_data: array[int] = field(default_factory=lambda: array("i"))
+
+    @staticmethod
+    def of(definitions: Iterable[Definition], references: Iterable[Reference]) -> FileSymbols:
+        intern = sys.intern
+        kept = tuple(
+            Definition(intern(d.name), intern(d.kind), intern(d.container), *d[3:])
+            for d in definitions
+        )
+        names: list[str] = []
+        kinds: dict[str, int] = {}
+        data = array("i")
+        for reference in references:
+            names.append(intern(reference.name))
+            kind = kinds.setdefault(reference.kind, len(kinds))
+            data.extend((kind, *reference[2:]))
+        return FileSymbols(kept, tuple(names), tuple(kinds), data)
+
+    @property
+    def reference_count(self) -> int:
+        return len(self.reference_names)
+
+    def references(self) -> Iterator[Reference]:
+        data, kinds, step = self.reference_data, self.reference_kinds, _REFERENCE_FIELDS
+        for index, name in enumerate(self.reference_names):
+            kind, line, column, end_column, enclosing = data[index * step : (index + 1) * step]
+            yield Reference(name, kinds[kind], line, column, end_column, enclosing)
+
+
+NO_SYMBOLS = FileSymbols()
+
+
+class SymbolMatch(NamedTuple):
+    """One answer to a name query: a definition, or a reference (``definition`` None)."""
+
+    path: str
+    name: str
+    tier: int
+    definition: Definition | None
+    reference: Reference | None
+
+
+def _sub_token_starts(name: str) -> Iterator[int]:
+    """Where the parts of ``name`` start: after ``_``, ``-``, ``.``, ``$``, at a capital after
+    a lower-case letter or digit, at the last capital of an acronym before a lower-case one."""
+    for index in range(1, len(name)):
+        before, here = name[index - 1], name[index]
+        after_separator = before in _SEPARATORS and here not in _SEPARATORS
+        capital = here.isupper() and (
+            before.islower()
+            or before.isdigit()
+            or (before.isupper() and index + 1 < len(name) and name[index + 1].islower())
+        )
+        if after_separator or capital:
+            yield index
+
+
+def match_tier(query: str, name: str) -> int | None:
+    """How well ``name`` matches ``query`` (both compared case-insensitively; ``query`` already
+    lower case): EXACT, PREFIX, SUB_TOKEN (a part of the name starts with it), SUBSTRING,
+    FUZZY (its characters in order), or None."""
+    lower = name.lower()
+    if lower == query:
+        return EXACT
+    if lower.startswith(query):
+        return PREFIX
+    position = lower.find(query)
+    if position >= 0:
+        if any(lower.startswith(query, start) for start in _sub_token_starts(name)):
+            return SUB_TOKEN
+        return SUBSTRING
+    cursor = 0
+    for character in query:
+        cursor = lower.find(character, cursor) + 1
+        if cursor == 0:
+            return None
+    return FUZZY
+
+
+def is_test_path(path: str) -> bool:
+    return _TEST_PATH.search(path) is not None
+
+
+class SymbolIndex:
+    """Definitions and references by file, and by name for queries (see the module doc).
+    Thread-safe: a commit replaces files under the lock a query holds while it scans."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: dict[str, FileSymbols] = {}
+        # name -> the files holding it, with how many definitions / references each has
+        self._definition_files: dict[str, dict[str, int]] = {}
+        self._reference_files: dict[str, dict[str, int]] = {}
+        self.definition_count = 0
+        self.reference_count = 0
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def get(self, path: str) -> FileSymbols | None:
+        return self._files.get(path)
+
+    def paths(self) -> list[str]:
+        """The files holding symbols."""
+        with self._lock:
+            return list(self._files)
+
+    def replace(self, changes: Iterable[tuple[str, FileSymbols | None]]) -> None:
+        """Set each path's symbols (None or empty symbols: the file holds none)."""
+        with self._lock:
+            for path, symbols in changes:
+                old = self._files.pop(path, None)
+                if old is not None:
+                    self._count(path, old, -1)
+                if symbols is not None and (symbols.definitions or symbols.reference_names):
+                    self._files[path] = symbols
+                    self._count(path, symbols, 1)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._files.clear()
+            self._definition_files.clear()
+            self._reference_files.clear()
+            self.definition_count = self.reference_count = 0
+
+    def _count(self, path: str, symbols: FileSymbols, sign: int) -> None:
+        self.definition_count += sign * len(symbols.definitions)
+        self.reference_count += sign * symbols.reference_count
+        for names, by_name in (
+            ((d.name for d in symbols.definitions), self._definition_files),
+            (symbols.reference_names, self._reference_files),
+        ):
+            for name in names:
+                files = by_name.setdefault(name, {})
+                count = files.get(path, 0) + sign
+                if count > 0:
+                    files[path] = count
+                else:
+                    files.pop(path, None)
+                    if not files:
+                        del by_name[name]
+
+    def search(self, query: str, limit: int, *, references: bool = True) -> list[SymbolMatch]:
+        """The best ``limit`` symbols whose name matches ``query`` (see the module doc); a
+        blank query gives the definitions of files outside tests, by name. References are
+        looked at only when the definitions found are fewer than ``limit``."""
+        needle = query.strip().lower()
+        with self._lock:
+            found = self._matches(needle, self._definition_files, limit, definitions=True)
+            if references and len(found) < limit and needle:
+                found += self._matches(needle, self._reference_files, limit, definitions=False)
+        found.sort(key=_rank)
+        return found[:limit]
+
+    def _matches(
+        self, needle: str, by_name: dict[str, dict[str, int]], limit: int, *, definitions: bool
+    ) -> list[SymbolMatch]:
+        tiers: list[tuple[int, str]] = []
+        if not needle:
+            tiers = [(FUZZY, name) for name in sorted(by_name)[: limit * 4]]
+        else:
+            pattern = re.compile(".*?".join(map(re.escape, needle)), re.IGNORECASE)
+            for name in by_name:
+                if pattern.search(name) is not None:
+                    tier = match_tier(needle, name)
+                    if tier is not None:
+                        tiers.append((tier, name))
+        # Enough names of the best tiers to fill ``limit``: each has at least one symbol.
+        tiers.sort(key=lambda item: (item[0], len(item[1]), item[1]))
+        found: list[SymbolMatch] = []
+        for tier, name in tiers:
+            if len(found) >= limit * 4 and found[-1].tier < tier:
+                break
+            for path in by_name[name]:
+                if not needle and is_test_path(path):
+                    continue
+                symbols = self._files[path]
+                if definitions:
+                    found.extend(
+                        SymbolMatch(path, name, tier, d, None)
+                        for d in symbols.definitions
+                        if d.name == name
+                    )
+                else:
+                    found.extend(
+                        SymbolMatch(path, name, tier, None, r)
+                        for r in symbols.references()
+                        if r.name == name
+                    )
+        return found
+
+
+def _rank(match: SymbolMatch) -> tuple[int, bool, bool, int, str, int]:
+    line = match.definition.line if match.definition is not None else 0
+    if match.reference is not None:
+        line = match.reference.line
+    return (
+        match.tier,
+        match.definition is None,
+        is_test_path(match.path),
+        len(match.name),
+        match.path,
+        line,
+    )

@@ -1,0 +1,179 @@
+"""One file's definitions and references from its tree-sitter tree (SPEC §8, issue 28).
+
+:func:`file_symbols` runs the language's tag queries (``ragls.ingest.tags.languages``) over the
+tree the chunker already parsed, in the same process (a worker process in big runs): the file is
+never parsed twice. Each match with a ``@name`` and a ``@definition.KIND`` or
+``@reference.KIND`` capture is one symbol; a definition's container is the innermost definition
+whose span holds it (qualified ``Outer.Inner``), a function inside a class-like container is a
+``method``, a reference's enclosing definition the innermost one holding it. Matches of several
+queries for the same name and span count once. Queries are compiled once per process and
+language; a language without queries has no symbols.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from tree_sitter import Node, Query, QueryCursor, Tree
+
+from ragls.core.symbols import NO_SYMBOLS, Definition, FileSymbols, Reference
+from ragls.ingest.chunking.grammars import GRAMMARS
+from ragls.ingest.chunking.symbols import grammar_language
+from ragls.ingest.tags.languages import CLASS_KINDS, QUERIES
+
+_DEFINITION = "definition."
+_REFERENCE = "reference."
+
+_queries: dict[str, Query | None] = {}
+_queries_lock = threading.Lock()
+
+
+def has_tags(language: str) -> bool:
+    return language in QUERIES
+
+
+def query_sources(language: str) -> list[str]:
+    """The text of every tag query of ``language``, in order."""
+    spec = QUERIES[language]
+    modules = [*spec.also_wheels, *([GRAMMARS[language].module] if spec.wheel else [])]
+    sources = []
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        sources.append((Path(str(module.__file__)).parent / "queries" / "tags.scm").read_text())
+    own = resources.files("ragls.ingest.tags").joinpath("queries")
+    sources += [own.joinpath(name).read_text(encoding="utf-8") for name in spec.own]
+    return sources
+
+
+def _query(language: str) -> Query | None:
+    with _queries_lock:
+        if language not in _queries:
+            sources = query_sources(language) if has_tags(language) else []
+            text = "\n".join(sources)
+            _queries[language] = Query(grammar_language(language), text) if text else None
+        return _queries[language]
+
+
+class _Columns:
+    """Byte columns as UTF-16 code units (LSP's default), cheap for ASCII sources."""
+
+    def __init__(self, source: bytes) -> None:
+        self._lines = None if source.isascii() else source.split(b"\n")
+
+    def __call__(self, row: int, column: int) -> int:
+        if self._lines is None or row >= len(self._lines):
+            return column
+        prefix = self._lines[row][:column]
+        if prefix.isascii():
+            return column
+        return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2
+
+
+def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
+    """The definitions and references of ``source``, parsed as ``tree`` (see module doc)."""
+    query = _query(language)
+    if query is None:
+        return NO_SYMBOLS
+    found_definitions: dict[tuple[int, int], tuple[str, Node, Node]] = {}
+    found_references: dict[tuple[int, int], tuple[str, Node]] = {}
+    for _, captures in QueryCursor(query).matches(tree.root_node):
+        names = captures.get("name")
+        if not names:
+            continue
+        name_node = names[0]
+        for capture, nodes in captures.items():
+            if capture.startswith(_DEFINITION):
+                key = (name_node.start_byte, nodes[0].start_byte)
+                found_definitions.setdefault(
+                    key, (capture[len(_DEFINITION) :], name_node, nodes[0])
+                )
+                break
+            if capture.startswith(_REFERENCE):
+                key = (name_node.start_byte, name_node.end_byte)
+                found_references.setdefault(key, (capture[len(_REFERENCE) :], name_node))
+                break
+    if not found_definitions and not found_references:
+        return NO_SYMBOLS
+    columns = _Columns(source)
+    definitions, spans = _definitions(found_definitions.values(), columns)
+    references = _references(found_references.values(), spans, columns)
+    return FileSymbols.of(definitions, references)
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace") if node.text else ""
+
+
+def _definitions(
+    found: Iterable[tuple[str, Node, Node]], columns: _Columns
+) -> tuple[list[Definition], list[tuple[int, int, int]]]:
+    """Definitions in source order with their containers, and each one's (start byte, end
+    byte, index) for the references' enclosing definitions."""
+    ordered = sorted(
+        found,
+        key=lambda item: (item[2].start_byte, -item[2].end_byte, item[1].start_byte),
+    )
+    definitions: list[Definition] = []
+    spans: list[tuple[int, int, int]] = []
+    stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the open ones
+    for kind, name_node, node in ordered:
+        name = _text(name_node)
+        if not name:
+            continue
+        while stack and stack[-1][0] <= node.start_byte:
+            stack.pop()
+        container = stack[-1][1] if stack else ""
+        if kind == "function" and stack and stack[-1][2] in CLASS_KINDS:
+            kind = "method"
+        start, end = name_node.start_point, node.end_point
+        definitions.append(
+            Definition(
+                name,
+                kind,
+                container,
+                start.row,
+                columns(start.row, start.column),
+                end.row,
+                columns(end.row, end.column),
+            )
+        )
+        spans.append((node.start_byte, node.end_byte, len(definitions) - 1))
+        stack.append((node.end_byte, f"{container}.{name}" if container else name, kind))
+    return definitions, spans
+
+
+def _references(
+    found: Iterable[tuple[str, Node]], spans: list[tuple[int, int, int]], columns: _Columns
+) -> list[Reference]:
+    ordered = sorted(found, key=lambda item: item[1].start_byte)
+    references: list[Reference] = []
+    open_spans: list[tuple[int, int]] = []  # (end byte, definition index)
+    next_span = 0
+    for kind, name_node in ordered:
+        name = _text(name_node)
+        if not name:
+            continue
+        at = name_node.start_byte
+        while next_span < len(spans) and spans[next_span][0] <= at:
+            while open_spans and open_spans[-1][0] <= spans[next_span][0]:
+                open_spans.pop()
+            open_spans.append((spans[next_span][1], spans[next_span][2]))
+            next_span += 1
+        while open_spans and open_spans[-1][0] <= at:
+            open_spans.pop()
+        start, end = name_node.start_point, name_node.end_point
+        references.append(
+            Reference(
+                name,
+                kind,
+                start.row,
+                columns(start.row, start.column),
+                columns(end.row, end.column),
+                open_spans[-1][1] if open_spans else -1,
+            )
+        )
+    return references

@@ -1,0 +1,99 @@
+"""The symbol index: match tiers, ranking, per-file replacement, compact references."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragls.core.symbols import (
+    EXACT,
+    FUZZY,
+    PREFIX,
+    SUB_TOKEN,
+    SUBSTRING,
+    Definition,
+    FileSymbols,
+    Reference,
+    SymbolIndex,
+    match_tier,
+)
+
+
+def definition(name: str, kind: str = "function", line: int = 0) -> Definition:
+    return Definition(name, kind, "", line, 4, line + 1, 0)
+
+
+def symbols(*names: str, references: tuple[str, ...] = ()) -> FileSymbols:
+    return FileSymbols.of(
+        [definition(name, line=i) for i, name in enumerate(names)],
+        [Reference(name, "call", 9, 2, 2 + len(name), -1) for name in references],
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "tier"),
+    [
+        ("Render", EXACT),
+        ("render_page", PREFIX),
+        ("pre_render", SUB_TOKEN),
+        ("preRender", SUB_TOKEN),
+        ("HTMLRenderer", SUB_TOKEN),
+        ("prerender", SUBSTRING),
+        ("rxeynder", FUZZY),
+        ("redner", None),
+    ],
+)
+def test_match_tiers(name: str, tier: int | None) -> None:
+    assert match_tier("render", name) == tier
+
+
+def test_results_are_ranked_by_tier_then_definitions_then_non_tests() -> None:
+    index = SymbolIndex()
+    index.replace(
+        [
+            ("tests/test_page.py", symbols("render")),
+            ("src/page.py", symbols("rxeynder", "pre_render", "render_page", "render")),
+            ("src/use.py", symbols(references=("render",))),
+        ]
+    )
+    found = [(m.path, m.name, m.definition is not None) for m in index.search("render", 10)]
+    assert found == [
+        ("src/page.py", "render", True),
+        ("tests/test_page.py", "render", True),
+        ("src/use.py", "render", False),
+        ("src/page.py", "render_page", True),
+        ("src/page.py", "pre_render", True),
+        ("src/page.py", "rxeynder", True),
+    ]
+
+
+def test_replacing_a_file_replaces_its_symbols_and_counts() -> None:
+    index = SymbolIndex()
+    index.replace([("a.py", symbols("alpha", "beta", references=("gamma",)))])
+    assert (index.definition_count, index.reference_count) == (2, 1)
+    index.replace([("a.py", symbols("alpha_two"))])
+    assert [m.name for m in index.search("alpha", 5)] == ["alpha_two"]
+    assert index.search("beta", 5) == []
+    assert (index.definition_count, index.reference_count) == (1, 0)
+    index.replace([("a.py", None)])
+    assert (index.definition_count, index.reference_count, len(index)) == (0, 0, 0)
+
+
+def test_the_limit_keeps_the_best() -> None:
+    index = SymbolIndex()
+    index.replace([(f"m{i}.py", symbols(f"load_{i}")) for i in range(50)])
+    index.replace([("z.py", symbols("load"))])
+    found = index.search("load", 3)
+    assert len(found) == 3 and found[0].name == "load"
+
+
+def test_references_round_trip_through_the_packed_form() -> None:
+    reference = Reference("connect", "call", 12, 8, 15, 0)
+    packed = FileSymbols.of([definition("main")], [reference])
+    assert list(packed.references()) == [reference]
+    assert packed.reference_count == 1
+
+
+def test_a_blank_query_gives_definitions_outside_tests() -> None:
+    index = SymbolIndex()
+    index.replace([("src/a.py", symbols("zeta")), ("tests/test_a.py", symbols("alpha"))])
+    assert [m.name for m in index.search("  ", 10)] == ["zeta"]
