@@ -123,12 +123,8 @@ class FileRecords(PathMap[FileRecord]):
         if record is not None:
             self._count(record, -1)
 
-    def _count(self, record: FileRecord, sign: int) -> None:
-        self.chunks += sign * len(record.documents)
-        self.all_bytes += sign * record.size
-        if record.skip is None:
-            self.files += sign
-            self.file_bytes += sign * record.size
+    def _count(self, record: FileRecord | None, sign: int) -> None:
+        _add_counts(self, record, sign)
 
     def stage(self) -> StagedRecords:
         """A run's changes over these records (see :class:`StagedRecords`)."""
@@ -137,11 +133,14 @@ class FileRecords(PathMap[FileRecord]):
 
 class StagedRecords(MutableMapping[str, FileRecord]):
     """Changes over committed :class:`FileRecords`: reads see the changes first, the base stays
-    as it is until :meth:`commit`. Totals cost the changes, not the base."""
+    as it is until :meth:`commit`. Totals are kept as changes are made: reading them is O(1)."""
 
     def __init__(self, base: FileRecords) -> None:
         self.base = base
         self.changes: dict[str, FileRecord | None] = {}  # None: removed
+        # The totals of the staged view, kept as changes are made (as FileRecords keeps its).
+        self.files, self.chunks = base.files, base.chunks
+        self.file_bytes, self.all_bytes = base.file_bytes, base.all_bytes
 
     def __getitem__(self, path: str) -> FileRecord:
         if path in self.changes:
@@ -152,11 +151,12 @@ class StagedRecords(MutableMapping[str, FileRecord]):
         return self.base[path]
 
     def __setitem__(self, path: str, record: FileRecord) -> None:
+        _add_counts(self, self.get(path), -1)
         self.changes[path] = record
+        _add_counts(self, record, 1)
 
     def __delitem__(self, path: str) -> None:
-        if path not in self:
-            raise KeyError(path)
+        _add_counts(self, self[path], -1)  # KeyError when it is not staged
         if path in self.base:
             self.changes[path] = None
         else:
@@ -180,31 +180,6 @@ class StagedRecords(MutableMapping[str, FileRecord]):
             (record is not None) - (path in self.base) for path, record in self.changes.items()
         )
 
-    def _delta(self, measure: str) -> int:
-        total: int = getattr(self.base, measure)
-        for path, record in self.changes.items():
-            old = self.base.get(path)
-            for sign, item in ((-1, old), (1, record)):
-                if item is not None:
-                    total += sign * _measure(item, measure)
-        return total
-
-    @property
-    def files(self) -> int:
-        return self._delta("files")
-
-    @property
-    def chunks(self) -> int:
-        return self._delta("chunks")
-
-    @property
-    def file_bytes(self) -> int:
-        return self._delta("file_bytes")
-
-    @property
-    def all_bytes(self) -> int:
-        return self._delta("all_bytes")
-
     def commit(self) -> FileRecords:
         """Apply the changes to the base, in place, and return it."""
         for path, record in self.changes.items():
@@ -216,14 +191,15 @@ class StagedRecords(MutableMapping[str, FileRecord]):
         return self.base
 
 
-def _measure(record: FileRecord, measure: str) -> int:
-    if measure == "chunks":
-        return len(record.documents)
-    if measure == "all_bytes":
-        return record.size
-    if record.skip is not None:
-        return 0
-    return 1 if measure == "files" else record.size
+def _add_counts(totals: FileRecords | StagedRecords, record: FileRecord | None, sign: int) -> None:
+    """Add (``sign`` 1) or take away (-1) a record's share of ``totals``; None has none."""
+    if record is None:
+        return
+    totals.chunks += sign * len(record.documents)
+    totals.all_bytes += sign * record.size
+    if record.skip is None:
+        totals.files += sign
+        totals.file_bytes += sign * record.size
 
 
 class Skips(PathMap[Skipped]):
