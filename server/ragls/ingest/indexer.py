@@ -177,6 +177,12 @@ class FileIndexer:
         record = self._records.get(relative)
         return None if record is None or record.skip is not None else len(record.documents)
 
+    def documents_of(self, relative: str) -> tuple[Document, ...]:
+        """The committed generation's chunks of one file (empty: not held), as indexing read
+        them (secrets masked): what structure answers quote source lines from."""
+        record = self._records.get(relative)
+        return () if record is None or record.skip is not None else tuple(record.documents)
+
     def indexed_files(self) -> list[str]:
         """Paths (relative to the root) of the files the current generation holds, sorted."""
         return sorted(path for path, record in self._records.items() if record.skip is None)

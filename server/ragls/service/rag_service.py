@@ -56,6 +56,7 @@ from ragls.service.status import (
 )
 from ragls.service.stored import StoredGeneration
 from ragls.service.streams import SessionStreams
+from ragls.service.structure import SymbolStructure
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +162,12 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
         relative to that root. Takes no service lock: the index swaps each commit whole."""
         indexer = self._indexer
         return indexer.root, indexer.symbols.search(query, limit)
+
+    def structure(self) -> SymbolStructure:
+        """Definitions, references, outlines and the repository map of the committed index
+        (:mod:`ragls.service.structure`); one object per question (it caches source lines)."""
+        indexer = self._indexer
+        return SymbolStructure(indexer.root, indexer.symbols, indexer.documents_of, self.search)
 
     def build_context_prompt(self, query: str, top_k: int = DEFAULT_TOP_K) -> str:
         """The fenced context prompt (SPEC §6); the query itself if nothing is found.
