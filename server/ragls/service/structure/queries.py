@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ragls.core import repo_map as ranking
@@ -29,154 +28,25 @@ from ragls.core.documents import Document, SearchResult
 from ragls.core.symbol_lookup import MATCH_MODES, MatchMode, OutlineNode
 from ragls.core.symbols import Definition, FileSymbols, Reference, SymbolIndex
 from ragls.errors import InvalidArgumentError
+from ragls.service.structure.source_lines import SourceLines
+from ragls.service.structure.values import (
+    DefinitionInfo,
+    FileOutline,
+    FileReferencesInfo,
+    MapFile,
+    OutlineEntry,
+    OutlineInfo,
+    ReferenceInfo,
+    ReferencesInfo,
+    RepoMap,
+)
 
 MAX_DEFINITIONS = 200
 MAX_REFERENCES = 5_000
 MAX_OUTLINE_FILES = 500
-MAX_DOC_LINES = 6
 REPO_MAP_SEARCH_HITS = 30
 MIN_MAP_CHARS = 200
 MAX_MAP_CHARS = 200_000
-COMMENT_STARTS = ("#", "//", "/*", "*", "--", ";;", "%", "'''", '"""')
-DOCSTRING_STARTS = ('"""', "'''", 'r"""', "r'''", 'b"""')
-
-
-@dataclass(frozen=True)
-class DefinitionInfo:
-    path: str
-    name: str
-    kind: str
-    container: str
-    line: int  # 0-based, where the name starts (column in UTF-16 units)
-    column: int
-    end_line: int  # where the definition ends
-    end_column: int
-    signature: str | None
-    doc: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ReferenceInfo:
-    path: str
-    name: str
-    kind: str
-    line: int
-    column: int
-    end_column: int
-    enclosing: str | None  # the qualified name of the definition the use is inside
-    enclosing_kind: str | None
-    text: str | None  # the line, trimmed
-
-
-@dataclass(frozen=True)
-class FileReferencesInfo:
-    path: str
-    references: list[ReferenceInfo]
-
-
-@dataclass(frozen=True)
-class ReferencesInfo:
-    name: str
-    files: list[FileReferencesInfo]
-    total: int
-    truncated: bool
-    definitions: list[DefinitionInfo]
-
-
-@dataclass(frozen=True)
-class OutlineEntry:
-    definition: DefinitionInfo
-    children: list[OutlineEntry] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class FileOutline:
-    path: str
-    entries: list[OutlineEntry]
-
-
-@dataclass(frozen=True)
-class OutlineInfo:
-    files: list[FileOutline]
-    total_files: int
-    truncated: bool
-
-
-@dataclass(frozen=True)
-class MapFile:
-    path: str
-    rank: float
-    definitions: list[DefinitionInfo]
-
-
-@dataclass(frozen=True)
-class RepoMap:
-    text: str
-    files: list[MapFile]
-    total_files: int  # files holding symbols
-    max_chars: int
-
-
-class SourceLines:
-    """One file's lines as its chunks hold them (0-based line numbers)."""
-
-    def __init__(self, documents: Sequence[Document]) -> None:
-        self._lines: dict[int, str] = {}
-        for document in documents:
-            start = document.metadata.get("start_line", "")
-            if not start.isdigit():
-                continue
-            first = int(start) - 1
-            for offset, text in enumerate(document.content.split("\n")):
-                self._lines.setdefault(first + offset, text)
-
-    def get(self, line: int) -> str | None:
-        return self._lines.get(line)
-
-    def signature(self, definition: Definition) -> str | None:
-        text = self._lines.get(definition.line)
-        if text is None or definition.name not in text:
-            return None  # not the line the index saw (a windowed chunk, a masked line)
-        return text.strip()
-
-    def doc(self, definition: Definition) -> tuple[str, ...]:
-        """The comment lines right above the definition, else the docstring right below."""
-        above: list[str] = []
-        line = definition.line - 1
-        while len(above) < MAX_DOC_LINES and (text := self._lines.get(line)) is not None:
-            stripped = text.strip()
-            if not stripped or not stripped.startswith(COMMENT_STARTS):
-                break
-            above.append(stripped)
-            line -= 1
-        if above:
-            return tuple(reversed(above))
-        return self._docstring(definition.line + 1, definition.end_line)
-
-    def _docstring(self, line: int, last: int) -> tuple[str, ...]:
-        # The first non-blank line of the body within three lines (past a signature spread
-        # over several lines), if it opens a string literal.
-        for candidate in range(line, min(line + 3, last) + 1):
-            text = (self._lines.get(candidate) or "").strip()
-            if text.startswith("#"):
-                found: list[str] = []
-                while text.startswith("#") and len(found) < MAX_DOC_LINES:
-                    found.append(text)
-                    candidate += 1
-                    text = (self._lines.get(candidate) or "").strip()
-                return tuple(found)
-            if text.startswith(DOCSTRING_STARTS):
-                quote = '"""' if '"""' in text else "'''"
-                found = [text]
-                if text.count(quote) >= 2:
-                    return tuple(found)
-                for after in range(candidate + 1, min(candidate + MAX_DOC_LINES, last + 1)):
-                    more = (self._lines.get(after) or "").strip()
-                    found.append(more)
-                    if quote in more:
-                        break
-                return tuple(found)
-        return ()
 
 
 class SymbolStructure:
