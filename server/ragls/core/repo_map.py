@@ -14,9 +14,11 @@ PageRank (damping 0.85) is a small power iteration over these edges with numpy; 
 vector is uniform, or the personalisation given (files a query's search hits are in, the files
 a user has open). Each definition then scores the rank that flows to it along the edges
 carrying its name: ``rank(A) * weight(A -> B, name) / out_weight(A)`` summed over every A, so
-the definitions many central files use come first. A personalised ranking also gives each
-favoured file's own definitions its share of the restart vector (``restart(B) / definitions of
-B``): the file a query points at shows its definitions even when nothing else uses them.
+the definitions many central files use come first. Files in ``boost`` (the files a query's
+search hits are in) also give their own definitions a share of their weight (``boost(B) /
+definitions of B``, the weights summing to 1): the file a query points at shows its definitions
+even when nothing else uses them. Focus files (open in an editor) are not boosted: what they use
+is what the map should add to what the reader already sees.
 
 The graph is built once per version of the index and kept (weakly, by index) until the index
 changes: building it reads every file's references, a ranking reads only arrays.
@@ -173,27 +175,38 @@ class RankedFiles:
     definition_score: dict[tuple[str, str], float]
 
 
-def rank(graph: FileGraph, personalisation: Mapping[str, float] | None = None) -> RankedFiles:
+def _weights(graph: FileGraph, weights: Mapping[str, float] | None) -> FloatArray | None:
+    """``weights`` over the graph's files, summing to 1 (None: none of them known)."""
+    if not weights:
+        return None
+    position = graph.position
+    found = np.zeros(len(graph.paths))
+    for path, value in weights.items():
+        if path in position and value > 0:
+            found[position[path]] += value
+    total = found.sum()
+    return found / total if total > 0 else None
+
+
+def rank(
+    graph: FileGraph,
+    personalisation: Mapping[str, float] | None = None,
+    boost: Mapping[str, float] | None = None,
+) -> RankedFiles:
     """Rank ``graph``'s files and the names they define. ``personalisation``: weights of the
-    files the ranking should favour (unknown paths ignored; none known: uniform)."""
+    files the ranking should favour (unknown paths ignored; none known: uniform); ``boost``:
+    files whose own definitions are lifted (see the module doc)."""
     size = len(graph.paths)
-    restart = None
-    if personalisation:
-        position = graph.position
-        restart = np.zeros(size)
-        for path, value in personalisation.items():
-            if path in position and value > 0:
-                restart[position[path]] += value
-        total = restart.sum()
-        restart = restart / total if total > 0 else None
+    restart = _weights(graph, personalisation)
     ranks = pagerank(size, graph.source, graph.target, graph.weight, restart)
     scores: dict[tuple[str, str], float] = {}
-    if restart is not None:
-        for number in np.flatnonzero(restart).tolist():
+    lifted = _weights(graph, boost)
+    if lifted is not None:
+        for number in np.flatnonzero(lifted).tolist():
             path = graph.paths[number]
             defined = graph.defined[number]
             for name in defined:
-                scores[(path, name)] = float(restart[number]) / len(defined)
+                scores[(path, name)] = float(lifted[number]) / len(defined)
     if len(graph.source):
         out_weight = np.bincount(graph.source, weights=graph.weight, minlength=size)
         flow = ranks[graph.source] * graph.weight / out_weight[graph.source]

@@ -240,13 +240,16 @@ class SymbolStructure:
         for path in focus:
             relative = self.relative(path)
             personalisation[relative] = personalisation.get(relative, 0.0) + 1.0
+        boost: dict[str, float] = {}
         if query and query.strip():
             for place, result in enumerate(self._search(query, REPO_MAP_SEARCH_HITS)):
                 file = result.metadata.get("file")
                 if file:
-                    personalisation[file] = personalisation.get(file, 0.0) + 1.0 / (place + 1)
+                    boost[file] = boost.get(file, 0.0) + 1.0 / (place + 1)
+        for path, weight in boost.items():
+            personalisation[path] = personalisation.get(path, 0.0) + weight
         graph = ranking.graph_of(self._symbols)
-        ranked = ranking.rank(graph, personalisation or None)
+        ranked = ranking.rank(graph, personalisation or None, boost or None)
         return self._render(ranked, max_chars, len(graph.paths))
 
     def _candidates(self, ranked: ranking.RankedFiles) -> list[tuple[str, Definition]]:
