@@ -6,9 +6,11 @@ The graph: file A uses a name that file B defines -> an edge A -> B carrying tha
 weight is ``sqrt(uses)`` (ten uses are not ten times one), divided by how many files define the
 name (an ambiguous name spreads its weight), times a factor for the name: x10 for a long,
 specific identifier (``snake_case``/``camelCase`` of 8+ characters), x0.1 for a private one
-(``_name``) or one defined in more than five files (``get``, ``run``: name-based links through
-them are mostly noise). A file's uses of its own names are not edges: they say nothing about
-what else matters (and a file calling its own helpers would rank itself).
+(``_name``), a short one (4 characters or fewer: ``str``, ``type``, ``get``, ``join``, which
+name-based linking would tie to every builtin of the same name) or one defined in more than five
+files (``run``, ``close``): links through them are mostly noise. A file's uses of its own
+names are not edges: they say nothing about what else matters (and a file calling its own
+helpers would rank itself).
 
 PageRank (damping 0.85) is a small power iteration over these edges with numpy; the restart
 vector is uniform, or the personalisation given (files a query's search hits are in, the files
@@ -32,7 +34,8 @@ import threading
 import weakref
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,11 +44,13 @@ from ragls.core.symbols import SymbolIndex
 
 DAMPING = 0.85
 MAX_ITERATIONS = 100
-TOLERANCE = 1e-9
+TOLERANCE = 1e-5  # L1 change of ranks summing to 1: well below what reorders a map
+MAX_SCORED_PAIRS = 20_000  # more (file, name) pairs than any map within its budget shows
 SPECIFIC_NAME = re.compile(r"^(?=.{8,}$)(?:[a-z0-9]+_[a-z0-9_]+|[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*)$")
 SPECIFIC_FACTOR = 10.0
 VAGUE_FACTOR = 0.1
 MANY_DEFINERS = 5
+SHORT_NAME = 4
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -54,7 +59,10 @@ IntArray = npt.NDArray[np.int64]
 @dataclass(frozen=True)
 class FileGraph:
     """Files (``paths``, indexed by position) and the edges between them, one per (user,
-    definer, name): ``source``, ``target``, ``weight``, ``name`` (an index into ``names``)."""
+    definer, name): ``source``, ``target``, ``weight``, ``name`` (an index into ``names``).
+    Derived once, for the rankings: ``share`` (an edge's part of its source's out-weight), the
+    edges merged per (source, target) for PageRank (``link_*``), and the (target, name) pairs
+    the flow is summed into (``pair_*``, ``pair_of_edge``)."""
 
     paths: tuple[str, ...]
     names: tuple[str, ...]
@@ -63,6 +71,29 @@ class FileGraph:
     weight: FloatArray
     name: IntArray
     defined: tuple[tuple[str, ...], ...]  # each file's distinct defined names
+    share: FloatArray = field(init=False)
+    link_source: IntArray = field(init=False)
+    link_target: IntArray = field(init=False)
+    link_weight: FloatArray = field(init=False)
+    pair_target: IntArray = field(init=False)
+    pair_name: IntArray = field(init=False)
+    pair_of_edge: IntArray = field(init=False)
+    uniform: list[RankedFiles] = field(default_factory=list, compare=False)  # rank()'s, once
+
+    def __post_init__(self) -> None:
+        size, names = len(self.paths), max(len(self.names), 1)
+        out_weight = np.bincount(self.source, weights=self.weight, minlength=size)
+        derived: dict[str, npt.NDArray[Any]] = {
+            "share": self.weight / out_weight[self.source] if len(self.source) else self.weight
+        }
+        links, link_of_edge = np.unique(self.source * size + self.target, return_inverse=True)
+        derived["link_source"], derived["link_target"] = np.divmod(links, max(size, 1))
+        derived["link_weight"] = np.bincount(link_of_edge, weights=self.weight)
+        pairs, pair_of_edge = np.unique(self.target * names + self.name, return_inverse=True)
+        derived["pair_target"], derived["pair_name"] = np.divmod(pairs, names)
+        derived["pair_of_edge"] = pair_of_edge
+        for key, value in derived.items():
+            object.__setattr__(self, key, value)  # frozen: set once, here
 
     @property
     def position(self) -> dict[str, int]:
@@ -73,7 +104,7 @@ def name_factor(name: str, definers: int) -> float:
     factor = 1.0
     if SPECIFIC_NAME.match(name):
         factor *= SPECIFIC_FACTOR
-    if name.startswith("_"):
+    if name.startswith("_") or len(name) <= SHORT_NAME:
         factor *= VAGUE_FACTOR
     if definers > MANY_DEFINERS:
         factor *= VAGUE_FACTOR
@@ -81,43 +112,46 @@ def name_factor(name: str, definers: int) -> float:
 
 
 def build_graph(index: SymbolIndex) -> FileGraph:
-    """The graph of the index as it is now (see the module doc)."""
-    sources: list[int] = []
-    targets: list[int] = []
+    """The graph of the index as it is now (see the module doc). The Python loop runs once per
+    (file, name it uses); the edges to each definer are numpy arrays, repeated per use."""
+    users: list[int] = []
+    definer_arrays: list[IntArray] = []
     weights: list[float] = []
     name_ids: list[int] = []
     names: dict[str, int] = {}
+    definers_of: dict[str, IntArray] = {}
     with index.locked() as view:
         paths = tuple(view.files)
+        position = {path: number for number, path in enumerate(paths)}
         defined = tuple(
             tuple(dict.fromkeys(d.name for d in symbols.definitions))
             for symbols in view.files.values()
         )
-        position = {path: number for number, path in enumerate(paths)}
         for path, symbols in view.files.items():
             if not symbols.reference_names:
                 continue
             user = position[path]
             for name, uses in Counter(symbols.reference_names).items():
-                definers = view.definition_files.get(name)
-                if not definers:
+                definers = definers_of.get(name)
+                if definers is None:
+                    holders = view.definition_files.get(name, ())
+                    definers = definers_of[name] = np.fromiter(
+                        (position[holder] for holder in holders), np.int64, len(holders)
+                    )
+                if not len(definers):
                     continue
-                weight = math.sqrt(uses) * name_factor(name, len(definers)) / len(definers)
-                name_id = names.setdefault(name, len(names))
-                for definer in definers:
-                    if definer != path:
-                        sources.append(user)
-                        targets.append(position[definer])
-                        weights.append(weight)
-                        name_ids.append(name_id)
+                users.append(user)
+                definer_arrays.append(definers)
+                weights.append(math.sqrt(uses) * name_factor(name, len(definers)) / len(definers))
+                name_ids.append(names.setdefault(name, len(names)))
+    counts = np.fromiter((len(each) for each in definer_arrays), np.int64, len(definer_arrays))
+    source = np.repeat(np.asarray(users, dtype=np.int64), counts)
+    target = np.concatenate(definer_arrays) if definer_arrays else np.zeros(0, np.int64)
+    weight = np.repeat(np.asarray(weights, dtype=np.float64), counts)
+    name_id = np.repeat(np.asarray(name_ids, dtype=np.int64), counts)
+    other = source != target  # a file's uses of its own names are not edges
     return FileGraph(
-        paths,
-        tuple(names),
-        np.asarray(sources, dtype=np.int64),
-        np.asarray(targets, dtype=np.int64),
-        np.asarray(weights, dtype=np.float64),
-        np.asarray(name_ids, dtype=np.int64),
-        defined,
+        paths, tuple(names), source[other], target[other], weight[other], name_id[other], defined
     )
 
 
@@ -198,24 +232,29 @@ def rank(
     files whose own definitions are lifted (see the module doc)."""
     size = len(graph.paths)
     restart = _weights(graph, personalisation)
-    ranks = pagerank(size, graph.source, graph.target, graph.weight, restart)
-    scores: dict[tuple[str, str], float] = {}
     lifted = _weights(graph, boost)
+    if restart is None and lifted is None and graph.uniform:
+        return graph.uniform[0]
+    ranks = pagerank(size, graph.link_source, graph.link_target, graph.link_weight, restart)
+    scores: dict[tuple[str, str], float] = {}
+    if len(graph.source):
+        flow = np.bincount(graph.pair_of_edge, weights=ranks[graph.source] * graph.share)
+        best = np.argsort(-flow)[:MAX_SCORED_PAIRS]  # only these can reach a map
+        for target, name, value in zip(
+            graph.pair_target[best].tolist(),
+            graph.pair_name[best].tolist(),
+            flow[best].tolist(),
+            strict=True,
+        ):
+            scores[(graph.paths[target], graph.names[name])] = value
     if lifted is not None:
         for number in np.flatnonzero(lifted).tolist():
             path = graph.paths[number]
             defined = graph.defined[number]
             for name in defined:
-                scores[(path, name)] = float(lifted[number]) / len(defined)
-    if len(graph.source):
-        out_weight = np.bincount(graph.source, weights=graph.weight, minlength=size)
-        flow = ranks[graph.source] * graph.weight / out_weight[graph.source]
-        # Sum the flow per (target, name) pair in numpy, then name the pairs.
-        keys = graph.target * len(graph.names) + graph.name
-        unique, inverse = np.unique(keys, return_inverse=True)
-        sums = np.bincount(inverse, weights=flow)
-        for key, value in zip(unique.tolist(), sums.tolist(), strict=True):
-            target, name = divmod(key, len(graph.names))
-            pair = (graph.paths[target], graph.names[name])
-            scores[pair] = scores.get(pair, 0.0) + value
-    return RankedFiles(dict(zip(graph.paths, ranks.tolist(), strict=True)), scores)
+                pair = (path, name)
+                scores[pair] = scores.get(pair, 0.0) + float(lifted[number]) / len(defined)
+    ranked = RankedFiles(dict(zip(graph.paths, ranks.tolist(), strict=True)), scores)
+    if restart is None and lifted is None:
+        graph.uniform.append(ranked)  # the graph is never changed: neither is its ranking
+    return ranked

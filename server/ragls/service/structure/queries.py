@@ -19,7 +19,7 @@ this module turns their answers into values the daemon (``rag/definitions``,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from ragls.core import repo_map as ranking
@@ -47,6 +47,8 @@ MAX_OUTLINE_FILES = 500
 REPO_MAP_SEARCH_HITS = 30
 MIN_MAP_CHARS = 200
 MAX_MAP_CHARS = 200_000
+MAX_MAP_MISSES = 100
+MIN_MAP_LINE = 12
 
 
 class SymbolStructure:
@@ -252,27 +254,42 @@ class SymbolStructure:
         ranked = ranking.rank(graph, personalisation or None, boost or None)
         return self._render(ranked, max_chars, len(graph.paths))
 
-    def _candidates(self, ranked: ranking.RankedFiles) -> list[tuple[str, Definition]]:
-        """Definitions in the order the map shows them: those other files use, by the rank
-        flowing to them; then the top-level definitions of the remaining files, by file rank."""
-        chosen: list[tuple[str, Definition]] = []
-        by_score = sorted(ranked.definition_score.items(), key=lambda item: -item[1])
-        for (path, name), _score in by_score:
-            symbols = self._symbols.get(path)
-            if symbols is not None:
-                chosen.extend((path, d) for d in symbols.definitions if d.name == name)
+    def _candidates(self, ranked: ranking.RankedFiles) -> Iterator[tuple[str, Definition]]:
+        """Definitions in the order the map shows them, lazily (the map stops when its budget is
+        spent): those other files use, by the rank flowing to them, one per qualified name (an
+        overloaded name once); then the top-level definitions of the other files, by file
+        rank."""
+        by_name: dict[str, dict[str, list[Definition]]] = {}  # path -> name -> definitions
+
+        def named(path: str) -> dict[str, list[Definition]]:
+            found = by_name.get(path)
+            if found is None:
+                symbols = self._symbols.get(path)
+                seen: set[str] = set()
+                found = by_name[path] = {}
+                for definition in () if symbols is None else symbols.definitions:
+                    if lookup.qualified(definition) not in seen:
+                        seen.add(lookup.qualified(definition))
+                        found.setdefault(definition.name, []).append(definition)
+            return found
+
+        for (path, name), _score in sorted(
+            ranked.definition_score.items(), key=lambda item: -item[1]
+        ):
+            for definition in named(path).get(name, ()):
+                yield path, definition
         for path in sorted(ranked.file_rank, key=lambda each: -ranked.file_rank[each]):
-            symbols = self._symbols.get(path)
-            if symbols is not None:
-                chosen.extend((path, d) for d in symbols.definitions if not d.container)
-        return chosen
+            for definitions in named(path).values():
+                for definition in definitions:
+                    if not definition.container:
+                        yield path, definition
 
     def _render(self, ranked: ranking.RankedFiles, max_chars: int, total_files: int) -> RepoMap:
         shown: dict[str, dict[tuple[int, int], DefinitionInfo]] = {}
         used = 0
-        misses = 0
+        misses = 0  # candidates that did not fit: after MAX_MAP_MISSES the map is full enough
         for path, definition in self._candidates(ranked):
-            if misses > 50:
+            if misses > MAX_MAP_MISSES or max_chars - used < MIN_MAP_LINE:
                 break
             kept = shown.get(path)
             key = (definition.line, definition.column)
@@ -280,6 +297,7 @@ class SymbolStructure:
                 continue
             info = self.definition_info(path, definition, doc=False)
             if info.signature is None:
+                misses += 1
                 continue
             cost = _line_cost(info) + (0 if kept is not None else len(path) + 2)
             if used + cost > max_chars:
