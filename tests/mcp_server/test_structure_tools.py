@@ -127,7 +127,9 @@ async def test_an_unknown_name_is_an_empty_answer_and_an_unknown_root_an_error(
     tools: RaglsTools,
 ) -> None:
     async with Client(create_mcp_server(tools)) as client:
-        assert (await call(client, "find_symbol", {"name": "no_such_name"}))["definitions"] == []
-        assert (await call(client, "find_references", {"name": "no_such_name"}))["files"] == []
+        missing = await call(client, "find_symbol", {"name": "parseledger"})
+        assert missing["definitions"] == [] and "match='fuzzy'" in missing["note"]
+        unused = await call(client, "find_references", {"name": "no_such_name"})
+        assert unused["files"] == [] and "case-sensitive" in unused["note"]
         message = await error_of(client, "find_symbol", {"name": "x", "root": "/nowhere"})
         assert "unknown root" in message

@@ -38,6 +38,7 @@ CORPUS = {
         "def test_total():\n    assert make_invoice().total() >= 0\n"
     ),
     ".env": "SECRET=tax_rate\n",
+    ".github/scripts/release.py": "def publish_release():\n    pass\n",
 }
 
 
@@ -106,6 +107,9 @@ def test_a_bad_position_is_a_clear_error(
 def test_an_absolute_path_below_the_root_is_accepted(structure: SymbolStructure) -> None:
     assert structure.root is not None
     assert structure.name_at(str(structure.root / "src" / "tax.py"), 0, 4) == "tax_rate"
+    hidden = structure.root / ".github" / "scripts" / "release.py"
+    assert structure.name_at(str(hidden), 0, 4) == "publish_release"
+    assert structure.relative(str(structure.root)) == ""
 
 
 def test_an_outline_of_a_file_and_a_folder(structure: SymbolStructure) -> None:
@@ -124,7 +128,7 @@ def test_the_repo_map_puts_the_most_used_definition_first(structure: SymbolStruc
     answer = structure.repo_map(4_000)
     assert answer.text.splitlines()[0] in {"src/tax.py:", "src/billing.py:"}
     assert "def tax_rate(country):" in answer.text
-    assert answer.total_files == 5
+    assert answer.total_files == 6
 
 
 def test_the_repo_map_follows_a_query_and_stays_within_its_budget(

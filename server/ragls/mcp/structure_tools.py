@@ -96,7 +96,13 @@ class StructureTools:
     ) -> dict[str, Any]:
         def question(structure: SymbolStructure) -> dict[str, Any]:
             found, total = structure.definitions(name, match, limit)
-            return {"definitions": [_definition(info) for info in found], "total": total}
+            answer = {"definitions": [_definition(info) for info in found], "total": total}
+            if not found and match == "exact":
+                answer["note"] = (
+                    f"nothing is defined with the exact, case-sensitive name {name!r}; try "
+                    "match='fuzzy' (ranked near matches) or match='glob' (e.g. '*name*')"
+                )
+            return answer
 
         return self._ask(root, question)
 
@@ -105,7 +111,13 @@ class StructureTools:
     ) -> dict[str, Any]:
         def question(structure: SymbolStructure) -> dict[str, Any]:
             found = structure.references(name, limit)
-            return {
+            note = {}
+            if not found.total:
+                note["note"] = (
+                    f"no use of an identifier spelled exactly {name!r} (names are matched as "
+                    "written, case-sensitive); find_symbol with match='fuzzy' finds the spelling"
+                )
+            return note | {
                 "name": found.name,
                 "total": found.total,
                 "truncated": found.truncated,

@@ -84,7 +84,8 @@ class SymbolStructure:
             normal = Path(os.path.normpath(candidate))
             for base in (root, root.resolve()):
                 if normal.is_relative_to(base):
-                    return normal.relative_to(base).as_posix().strip(".")
+                    below = normal.relative_to(base).as_posix()
+                    return "" if below == "." else below
             raise InvalidArgumentError(f"path {path!r} is outside the indexed root {root}")
         parts = PurePosixPath(path.replace("\\", "/")).parts
         if ".." in parts:
