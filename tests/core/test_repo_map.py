@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragls.core.repo_map import build_graph, graph_of, pagerank, rank
+from ragls.core.repo_map import build_graph, graph_of, name_factor, pagerank, rank
 from ragls.core.symbols import Definition, FileSymbols, Reference, SymbolIndex
 
 
@@ -58,3 +58,19 @@ def test_the_graph_is_rebuilt_only_after_the_index_changes() -> None:
     assert graph_of(index) is first
     index.replace([("d.py", file_of(("delta",), ("alpha",)))])
     assert "d.py" in graph_of(index).paths
+
+
+@pytest.mark.parametrize(
+    ("name", "definers", "member_only", "factor"),
+    [
+        ("load_config", 1, False, 10.0),  # long and specific
+        ("render", 1, False, 1.0),
+        ("get", 1, False, 0.1),  # short: a builtin's name as often as not
+        ("_private", 1, False, 0.1),
+        ("render", 6, False, 0.1),  # defined in many files
+        ("replace", 1, True, 0.1),  # a plain word defined only as a method
+        ("replaceAll", 1, True, 10.0),
+    ],
+)
+def test_name_factors(name: str, definers: int, member_only: bool, factor: float) -> None:
+    assert name_factor(name, definers, member_only=member_only) == pytest.approx(factor)

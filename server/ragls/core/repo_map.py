@@ -8,7 +8,9 @@ name (an ambiguous name spreads its weight), times a factor for the name: x10 fo
 specific identifier (``snake_case``/``camelCase`` of 8+ characters), x0.1 for a private one
 (``_name``), a short one (4 characters or fewer: ``str``, ``type``, ``get``, ``join``, which
 name-based linking would tie to every builtin of the same name) or one defined in more than five
-files (``run``, ``close``): links through them are mostly noise. A file's uses of its own
+files (``run``, ``close``), or a plain lower-case word defined only as a member (``replace``,
+``update``, ``match``: ``text.replace(...)`` names the builtin far more often than the method a
+class of the repository defines): links through them are mostly noise. A file's uses of its own
 names are not edges: they say nothing about what else matters (and a file calling its own
 helpers would rank itself).
 
@@ -51,6 +53,7 @@ SPECIFIC_FACTOR = 10.0
 VAGUE_FACTOR = 0.1
 MANY_DEFINERS = 5
 SHORT_NAME = 4
+PLAIN_WORD = re.compile(r"^[a-z]+$")
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -100,11 +103,15 @@ class FileGraph:
         return {path: index for index, path in enumerate(self.paths)}
 
 
-def name_factor(name: str, definers: int) -> float:
+def name_factor(name: str, definers: int, *, member_only: bool = False) -> float:
+    """How much a link through ``name`` says (see the module doc); ``member_only``: every
+    definition of the name is inside a class or other container."""
     factor = 1.0
     if SPECIFIC_NAME.match(name):
         factor *= SPECIFIC_FACTOR
     if name.startswith("_") or len(name) <= SHORT_NAME:
+        factor *= VAGUE_FACTOR
+    if member_only and PLAIN_WORD.match(name):
         factor *= VAGUE_FACTOR
     if definers > MANY_DEFINERS:
         factor *= VAGUE_FACTOR
@@ -127,6 +134,10 @@ def build_graph(index: SymbolIndex) -> FileGraph:
             tuple(dict.fromkeys(d.name for d in symbols.definitions))
             for symbols in view.files.values()
         )
+        top_level = [
+            {d.name for d in symbols.definitions if not d.container}
+            for symbols in view.files.values()
+        ]
         for path, symbols in view.files.items():
             if not symbols.reference_names:
                 continue
@@ -140,9 +151,11 @@ def build_graph(index: SymbolIndex) -> FileGraph:
                     )
                 if not len(definers):
                     continue
+                member_only = not any(name in top_level[d] for d in definers.tolist())
+                factor = name_factor(name, len(definers), member_only=member_only)
                 users.append(user)
                 definer_arrays.append(definers)
-                weights.append(math.sqrt(uses) * name_factor(name, len(definers)) / len(definers))
+                weights.append(math.sqrt(uses) * factor / len(definers))
                 name_ids.append(names.setdefault(name, len(names)))
     counts = np.fromiter((len(each) for each in definer_arrays), np.int64, len(definer_arrays))
     source = np.repeat(np.asarray(users, dtype=np.int64), counts)
