@@ -31,6 +31,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragls.core import spill
 from ragls.core.batches import EncodedBatch, analyze_documents
 from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document, IndexedStream
@@ -613,7 +614,7 @@ def _apply(
         candidate,
         processed.size,
         processed.read_ns,
-        processed.documents,
+        spill.hold(processed.documents),  # texts into the page cache (ragls.core.spill)
         processed.skip,
         processed.symbols,
     )
