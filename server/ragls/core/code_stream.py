@@ -36,7 +36,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -396,9 +396,8 @@ class CodeStream:
                         return scale * tf / (tf + norms[slots])
 
                 query_term = QueryTerm(parts, weigh, bound)
-                if query_term.size >= CACHE_MIN_POSTINGS:
-                    query_term.weighed = [weigh(slots, values) for slots, values in parts]
-                    cache.put(cache_key, index.version, query_term)
+                if query_term.size >= CACHE_MIN_POSTINGS:  # kept once weighed whole
+                    query_term.on_weighed = partial(cache.put, cache_key, index.version)
                 found.append(query_term)
         return found
 

@@ -45,6 +45,11 @@ class QueryTerm:
     # ``weigh`` of each part, when the caller keeps it (a term asked again while the index is
     # unchanged costs no arithmetic then; the values are the same).
     weighed: list[FloatArray] | None = None
+    # Called once ``weighed`` is filled, for a term worth keeping: every part is weighed the
+    # first time a search scores the whole postings, never for a term pruning skips (whose
+    # candidates alone are weighed: at 16x the standard library, weighing the long postings of
+    # every query's common words up front took more than a third of a search).
+    on_weighed: Callable[[QueryTerm], None] | None = None
 
     @property
     def size(self) -> int:
@@ -52,6 +57,9 @@ class QueryTerm:
 
     def contributions(self, number: int) -> FloatArray:
         """Every posting's contribution in part ``number``."""
+        if self.weighed is None and self.on_weighed is not None:
+            self.weighed = [self.weigh(slots, values) for slots, values in self.parts]
+            self.on_weighed(self)
         if self.weighed is not None:
             return self.weighed[number]
         slots, values = self.parts[number]
