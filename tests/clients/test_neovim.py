@@ -85,7 +85,7 @@ def test_the_vim_lsp_enable_route_gets_the_commands(tmp_path: Path) -> None:
 
 def test_a_project_cannot_set_the_user_only_settings(tmp_path: Path) -> None:
     report = run_script(tmp_path, "test_user_only.lua")
-    assert report.count("ok   - ") == 15, report
+    assert report.count("ok   - ") == 13, report
 
 
 def test_a_first_index_shows_partial_answers_in_the_neovim_views(tmp_path: Path) -> None:
