@@ -17,8 +17,10 @@ import re
 import sys
 import threading
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import NamedTuple
 
 from ragls.core.ranking.rules import ROLES
@@ -95,6 +97,15 @@ class FileSymbols:
 NO_SYMBOLS = FileSymbols()
 
 
+class SymbolView(NamedTuple):
+    """A read-only view of the index, valid while :meth:`SymbolIndex.locked` holds its lock:
+    each file's symbols, and name -> {path: how many definitions / references of it}."""
+
+    files: Mapping[str, FileSymbols]
+    definition_files: Mapping[str, Mapping[str, int]]
+    reference_files: Mapping[str, Mapping[str, int]]
+
+
 class SymbolMatch(NamedTuple):
     """One answer to a name query: a definition, or a reference (``definition`` None)."""
 
@@ -158,6 +169,7 @@ class SymbolIndex:
         self._reference_files: dict[str, dict[str, int]] = {}
         self.definition_count = 0
         self.reference_count = 0
+        self.version = 0  # changes with every change of the index (for caches built on it)
 
     def __len__(self) -> int:
         return len(self._files)
@@ -170,9 +182,21 @@ class SymbolIndex:
         with self._lock:
             return list(self._files)
 
+    @contextmanager
+    def locked(self) -> Iterator[SymbolView]:
+        """The index, unchanged until the block ends (commits wait for it): for queries that
+        read more than one file. Keep the block short; it holds back the indexer's commit."""
+        with self._lock:
+            yield SymbolView(
+                MappingProxyType(self._files),
+                MappingProxyType(self._definition_files),
+                MappingProxyType(self._reference_files),
+            )
+
     def replace(self, changes: Iterable[tuple[str, FileSymbols | None]]) -> None:
         """Set each path's symbols (None or empty symbols: the file holds none)."""
         with self._lock:
+            self.version += 1
             for path, symbols in changes:
                 old = self._files.pop(path, None)
                 if old is not None:
@@ -183,6 +207,7 @@ class SymbolIndex:
 
     def clear(self) -> None:
         with self._lock:
+            self.version += 1
             self._files.clear()
             self._definition_files.clear()
             self._reference_files.clear()
