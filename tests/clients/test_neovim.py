@@ -125,3 +125,24 @@ def test_workspace_symbol_finds_definitions_in_every_language_first(tmp_path: Pa
     }
     report = run_script(tmp_path, "test_workspace_symbol.lua", files)
     assert report.count("ok   - ") == 15, report
+
+
+def test_references_by_name_fill_the_quickfix_list(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        "billing/ledger.py": (
+            '"""Ledger checks."""\n\n\ndef reconcile_ledger(entries):\n    return sorted(entries)\n'
+        ),
+        "billing/report.py": (
+            "from billing.ledger import reconcile_ledger\n\n\n"
+            "def monthly(entries):\n    return reconcile_ledger(entries)\n"
+        ),
+        "lua/ledger.lua": (
+            "local M = {}\n\nfunction M.reconcile_ledger(entries)\n  return entries\nend\n\n"
+            "return M\n"
+        ),
+        "lua/main.lua": (
+            "local ledger = require('ledger')\n\nprint(ledger.reconcile_ledger({}))\n"
+        ),
+    }
+    report = run_script(tmp_path, "test_references.lua", files)
+    assert report.count("ok   - ") == 15, report
