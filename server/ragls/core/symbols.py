@@ -4,7 +4,9 @@ Ingestion extracts one :class:`FileSymbols` per code file from the parse it chun
 (``ragls.ingest.tags``); :class:`SymbolIndex` keeps them by path, replaced file by file as the
 indexer commits, and answers name queries (``workspace/symbol``) ranked by
 :func:`match_tier` (exact > prefix > sub-token > fuzzy), then definitions before references,
-then files outside tests before test files, then shorter names, path and line.
+then files outside tests before test files, then shorter names, path and line. Queries and names
+are compared in lower case and without separators or spaces (:func:`compact`): a query written
+``reconcile_ledger`` or ``reconcile ledger`` finds ``ReconcileLedger`` in every language's style.
 
 Per-file values are compact because a large workspace holds millions of them: a definition is a
 tuple, references are parallel tuples of names and one array of integers, and names are interned
@@ -30,6 +32,7 @@ _TEST_PATH = next(role.path for role in ROLES if role.name == "test")
 
 EXACT, PREFIX, SUB_TOKEN, SUBSTRING, FUZZY = range(5)
 _SEPARATORS = "_-.$:"
+_GAPS = re.compile(r"[\s_\-.$:]+")
 _REFERENCE_FIELDS = 5  # per reference: kind index, line, column, end column, enclosing definition
 
 
@@ -131,18 +134,30 @@ def _sub_token_starts(name: str) -> Iterator[int]:
             yield index
 
 
+def compact(text: str) -> str:
+    """``text`` in lower case without separators or spaces: how queries and names are compared,
+    so ``reconcile_ledger``, ``reconcile ledger`` and ``ReconcileLedger`` are the same name."""
+    return _GAPS.sub("", text.lower())
+
+
 def match_tier(query: str, name: str) -> int | None:
-    """How well ``name`` matches ``query`` (both compared case-insensitively; ``query`` already
-    lower case): EXACT, PREFIX, SUB_TOKEN (a part of the name starts with it), SUBSTRING,
-    FUZZY (its characters in order), or None."""
+    """How well ``name`` matches ``query`` (compared case-insensitively; ``query`` already
+    lower case, and :func:`compact` for name queries): EXACT, PREFIX (both also when the name
+    written without its separators is, or starts with, the query), SUB_TOKEN (a part of the
+    name starts with it), SUBSTRING, FUZZY (its characters in order), or None."""
     lower = name.lower()
     if lower == query:
         return EXACT
     if lower.startswith(query):
         return PREFIX
-    position = lower.find(query)
-    if position >= 0:
-        if any(lower.startswith(query, start) for start in _sub_token_starts(name)):
+    flat = compact(name) if _GAPS.search(lower) else lower
+    if flat == query:
+        return EXACT
+    if flat.startswith(query):
+        return PREFIX
+    if query in flat:
+        starts = _sub_token_starts(name)
+        if any(compact(name[start:]).startswith(query) for start in starts):
             return SUB_TOKEN
         return SUBSTRING
     cursor = 0
@@ -234,7 +249,7 @@ class SymbolIndex:
         """The best ``limit`` symbols whose name matches ``query`` (see the module doc); a
         blank query gives the definitions of files outside tests, by name. References are
         looked at only when the definitions found are fewer than ``limit``."""
-        needle = query.strip().lower()
+        needle = compact(query)
         with self._lock:
             found = self._matches(needle, self._definition_files, limit, definitions=True)
             if references and len(found) < limit and needle:
