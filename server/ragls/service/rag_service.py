@@ -39,7 +39,7 @@ from ragls.core.documents import Document, SearchResult
 from ragls.core.fusion import HybridRetriever
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
 from ragls.core.prompt import render_context_prompt
-from ragls.core.symbols import SymbolMatch
+from ragls.core.symbols import SymbolIndex, SymbolMatch
 from ragls.core.validation import check_top_k
 from ragls.errors import InvalidArgumentError
 from ragls.ingest.config import KnowledgeSourceConfig
@@ -166,6 +166,12 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
         relative to that root. Takes no service lock: the index swaps each commit whole."""
         indexer = self._indexer
         return indexer.root, indexer.symbols.search(query, limit)
+
+    @property
+    def symbol_index(self) -> SymbolIndex:
+        """The committed generation's definitions and references (read-only use: the indexer
+        replaces files in it as it commits)."""
+        return self._indexer.symbols
 
     def structure(self) -> SymbolStructure:
         """Definitions, references, outlines and the repository map of the committed index
