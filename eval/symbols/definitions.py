@@ -9,9 +9,19 @@ functions, methods, types, modules... not variables, fields, parameters, macros 
 ``COMPARED_KINDS``) is found when ragls has a definition of the same name in the same file
 whose line is within ``LINE_SLACK`` lines (ctags and tree-sitter disagree on where a decorated
 or templated definition starts), both names reduced to their last part (``Async:init`` is
-``init``). Anonymous functions (ctags's invented names) and minified bundles are left out.
+``init``). Anonymous functions (ctags's invented names) and minified bundles (``.min.js``, or a
+line of over ``MINIFIED_LINE`` characters) are left out, and ctags's JavaScript "classes" that
+are object literals bound to variables are compared as the variables they are
+(:func:`aligned_kind`).
 Recall per language is found / ctags definitions; a file ctags and ragls give different
-languages counts under ragls's (a C++ header is C to ragls).
+languages counts under ragls's.
+
+Precision is the other way round: a ragls definition of a compared kind (``OUR_KINDS``: not
+constants, variables, fields, properties, macros or enum members) in a file ctags tagged is
+confirmed when ctags has a tag of *any* kind with the same name within ``LINE_SLACK`` lines
+(ctags may call a JavaScript ``const f = () => ...`` a variable where ragls says function; a
+name ctags does not know at all is the junk precision counts). Languages ctags does not parse
+(Zig, Swift, Dart...) have no figures.
 """
 
 from __future__ import annotations
@@ -49,6 +59,23 @@ COMPARED_KINDS = frozenset(
         "union",
     )
 )
+# ragls's kinds that count for precision (the same families as COMPARED_KINDS).
+OUR_KINDS = frozenset(
+    (
+        "class",
+        "enum",
+        "function",
+        "interface",
+        "method",
+        "module",
+        "object",
+        "record",
+        "struct",
+        "trait",
+        "type",
+        "union",
+    )
+)
 # Kinds compared in one language only: ctags's "member" is a Python method but a C or Go field.
 LANGUAGE_KINDS = frozenset((("Python", "member"),))
 LINE_SLACK = 2
@@ -61,13 +88,52 @@ MINIFIED = re.compile(r"\.min\.[a-z]+$")
 def last_part(name: str) -> str:
     """``Async:init``, ``pool::Queue.push`` -> the defined name itself (qualified names differ
     between tools: ctags qualifies some, ragls keeps the container apart)."""
+    name = re.sub(r"\s+", "", name)  # ctags's "operator ()" is ragls's "operator()"
     return re.split(r"[.:#]+", name.rstrip(".:#"))[-1] or name
 
 
-def ctags_definitions(ctags: str, root: Path, files: list[str]) -> dict[str, list[tuple[str, int]]]:
-    """(name, line) of each compared definition ctags finds, by file."""
-    found: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    command = [ctags, "--output-format=json", "--fields=+nKzl", "-f", "-", "-L", "-"]
+# A line holding this much is a minified bundle whatever its name (a polyfill inlined on one line).
+MINIFIED_LINE = 5000
+# ctags's JavaScript parser calls a variable bound to an object literal a "class" (``const b =
+# {}`` in a test callback); ragls, like the language, calls it a variable. A "class" on a line
+# with neither ``class`` nor ``function`` is such an object and is not compared.
+JS_OBJECT_CLASS = re.compile(r"\b(?:class|function)\b")
+
+
+# ctags's Haskell parser reads words of other lines as functions: keywords (``class``,
+# ``deriving``...) and capitalised names (types in record fields, words of comments); a
+# Haskell function or value never starts with a capital letter. Such tags are not compared.
+HASKELL_KEYWORDS = frozenset(
+    "case class data default deriving do else family foreign if import in infix infixl infixr"
+    " instance let module newtype of pattern then type where".split()
+)
+# ctags's Sh parser reads an array assignment ``args=(...)`` as a function called ``args=``.
+SH_ARRAY = re.compile(r"=$")
+
+
+def aligned_kind(tag: dict[str, str]) -> str:
+    """ctags's kind, with what it misreads (see above) called what it is: "variable"."""
+    kind, name, language = tag.get("kind", ""), tag.get("name", ""), tag.get("language")
+    if language == "JavaScript" and kind == "class":
+        if not JS_OBJECT_CLASS.search(tag.get("pattern", "")):
+            return "variable"
+    if language == "Haskell" and kind == "function":
+        if name in HASKELL_KEYWORDS or name[:1].isupper():
+            return "variable"
+    if language == "Sh" and SH_ARRAY.search(name):
+        return "variable"
+    return kind
+
+
+def ctags_definitions(
+    ctags: str, root: Path, files: list[str]
+) -> tuple[dict[str, list[tuple[str, int, str]]], dict[str, dict[str, list[int]]]]:
+    """(name, line, kind) of each compared definition ctags finds, by file; and the lines of
+    every tag of any kind (C and C++ prototypes too), by file and name."""
+    found: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
+    every: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    command = [ctags, "--output-format=json", "--fields=+nKzl", "--kinds-C=+p", "--kinds-C++=+p"]
+    command += ["-f", "-", "-L", "-"]
     listing = "\n".join(files).encode()
     output = subprocess.run(command, cwd=root, input=listing, capture_output=True, check=False)
     for line in output.stdout.splitlines():
@@ -75,21 +141,30 @@ def ctags_definitions(ctags: str, root: Path, files: list[str]) -> dict[str, lis
             tag = json.loads(line)
         except ValueError:
             continue
-        kind = tag.get("kind")
+        kind = aligned_kind(tag)
         compared = kind in COMPARED_KINDS or (tag.get("language"), kind) in LANGUAGE_KINDS
         name = tag.get("name", "")
-        if tag.get("_type") == "tag" and compared and not ANONYMOUS.search(name):
-            found[tag["path"]].append((last_part(name), int(tag.get("line", 0))))
-    return found
+        if tag.get("_type") != "tag":
+            continue
+        every[tag["path"]][last_part(name)].append(int(tag.get("line", 0)))
+        if compared and not ANONYMOUS.search(name):
+            found[tag["path"]].append((last_part(name), int(tag.get("line", 0)), kind))
+    return found, every
 
 
 def measure(
-    root: Path, ctags: str, totals: dict[str, list[int]], missed: dict[str, list[str]]
+    root: Path,
+    ctags: str,
+    totals: dict[str, list[int]],
+    missed: dict[str, list[str]],
+    junk: dict[str, list[str]],
 ) -> None:
+    """Adds ``root``'s counts to ``totals[language]``: [found, ctags definitions, confirmed,
+    ragls definitions of a compared kind in files ctags tagged]."""
     service = FileIngestionService()
     config = KnowledgeSourceConfig(root)
     discovery = service.discover(config)
-    ours: dict[str, tuple[str, dict[str, list[int]]]] = {}
+    ours: dict[str, tuple[str, dict[str, list[int]], list[tuple[str, int]]]] = {}
     for candidate in discovery.candidates:
         try:
             data = service.read(config, candidate)
@@ -98,22 +173,42 @@ def measure(
         detected = service.detect(config, candidate.path, data)
         if detected is None or not detected.language or MINIFIED.search(candidate.path):
             continue
+        if max(map(len, data.splitlines()), default=0) > MINIFIED_LINE:
+            continue
         outcome = service.ingest(config, candidate.path, data, detected)
         lines: dict[str, list[int]] = defaultdict(list)
+        compared: list[tuple[str, int]] = []
         for definition in outcome.symbols.definitions:
             lines[last_part(definition.name)].append(definition.line + 1)
-        ours[candidate.path] = (detected.language, lines)
-    theirs = ctags_definitions(ctags, root, sorted(ours))
+            if "." in definition.name:  # ctags names a Haskell module by its first part
+                lines[definition.name.split(".", 1)[0]].append(definition.line + 1)
+            if definition.kind in OUR_KINDS:
+                compared.append((definition.name, definition.line + 1))
+        ours[candidate.path] = (detected.language, lines, compared)
+    theirs, every = ctags_definitions(ctags, root, sorted(ours))
+    for path, tags in every.items():
+        if path not in ours:
+            continue
+        language, _, compared = ours[path]
+        for name, line in compared:
+            names = {last_part(name), name.split(".", 1)[0]}
+            confirmed = any(
+                abs(line - at) <= LINE_SLACK for part in names for at in tags.get(part, ())
+            )
+            totals[language][2] += confirmed
+            totals[language][3] += 1
+            if not confirmed:
+                junk[language].append(f"{root.name}/{path}:{line} {name}")
     for path, definitions in theirs.items():
         if path not in ours:
             continue
-        language, lines = ours[path]
-        for name, line in definitions:
+        language, lines, _ = ours[path]
+        for name, line, kind in definitions:
             hit = any(abs(line - at) <= LINE_SLACK for at in lines.get(name, ()))
             totals[language][0] += hit
             totals[language][1] += 1
             if not hit:
-                missed[language].append(f"{root.name}/{path}:{line} {name}")
+                missed[language].append(f"{root.name}/{path}:{line} {name} ({kind})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,20 +218,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--missed", type=int, default=0, help="show N missed definitions each")
     args = parser.parse_args(argv)
-    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     missed: dict[str, list[str]] = defaultdict(list)
+    junk: dict[str, list[str]] = defaultdict(list)
     for root in sorted(p for p in args.checkouts.iterdir() if p.is_dir()):
-        measure(root, args.ctags, totals, missed)
+        measure(root, args.ctags, totals, missed, junk)
         print(f"measured {root.name}", file=sys.stderr)
-    print("| language | ctags definitions | found by ragls | recall |")
-    print("|---|---:|---:|---:|")
-    for language, (hits, total) in sorted(totals.items(), key=lambda item: -item[1][1]):
-        if language in GRAMMARS:  # the languages ragls parses
-            print(f"| {language} | {total:,} | {hits:,} | {hits / total:.3f} |")
-    for language, names in sorted(missed.items()):
-        if language in GRAMMARS:
-            for name in names[: args.missed]:
-                print(f"missed {language}: {name}", file=sys.stderr)
+    print("| language | ctags definitions | found by ragls | recall | ragls definitions | precision |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for language, (hits, total, confirmed, ours) in sorted(
+        totals.items(), key=lambda item: -item[1][1]
+    ):
+        if language in GRAMMARS and total:  # the languages ragls parses
+            precision = f"{confirmed / ours:.3f}" if ours else "-"
+            print(
+                f"| {language} | {total:,} | {hits:,} | {hits / total:.3f} | {ours:,} | {precision} |"
+            )
+    for kind, found in (("missed", missed), ("unconfirmed", junk)):
+        for language, names in sorted(found.items()):
+            if language in GRAMMARS:
+                for name in names[: args.missed]:
+                    print(f"{kind} {language}: {name}", file=sys.stderr)
     if args.json is not None:
         args.json.write_text(json.dumps({k: v for k, v in totals.items()}, indent=1) + "\n")
     return 0

@@ -4,6 +4,8 @@ There is no separate extension allow-list: a file is a candidate when detection 
 supported format. Known binary extensions are refused without reading; otherwise the content
 decides: NUL bytes (outside a UTF-16 BOM) or text that decodes to mostly control characters is
 binary; a shebang names a language; any other readable text of an unknown kind is plain text.
+A ``.h`` header is C unless its own text has syntax only C++ has (:func:`is_cpp_header`):
+decided per file, from its bytes alone, so a header's language never depends on its neighbours.
 Decoding: UTF-8 (BOM stripped), UTF-16 with a BOM, else Windows-1252 and finally Latin-1.
 """
 
@@ -60,6 +62,30 @@ def _extension(name: str) -> str:
     return lowered[dot:] if dot > 0 else ""
 
 
+# Syntax C++ has and C does not, at the start of a line (comments aside, C headers written to
+# be included from C++ keep such lines inside ``#ifdef __cplusplus`` and use ``extern "C"``,
+# which is not a marker): a namespace, a template, a class with a body or a base, an access
+# specifier, a using-declaration, a standard header without ``.h`` (``<vector>``), ``std::``.
+_CPP_HEADER = re.compile(
+    rb"^[ \t]*(?:"
+    rb"(?:inline[ \t]+)?namespace(?:[ \t]+[\w:]+)?[ \t]*(?:\{|=|$)"
+    rb"|template[ \t]*<"
+    rb"|class[ \t]+\w+(?:[ \t]+\w+)*[ \t]*(?:final[ \t]*)?(?::[^:]|\{|$)"
+    rb"|(?:public|private|protected)[ \t]*:(?!:)"
+    rb"|using[ \t]+(?:namespace[ \t]+)?[\w:]+[ \t]*[;=]"
+    rb"|#[ \t]*include[ \t]*<[\w/]+>"
+    rb")"
+    rb"|\bstd::\w",
+    re.MULTILINE,
+)
+
+
+def is_cpp_header(data: bytes) -> bool:
+    """Whether a ``.h`` file is C++: its text has a line only C++ has (``_CPP_HEADER``). Cheap
+    (one regular-expression scan, only of ``.h`` files) and deterministic per file."""
+    return _CPP_HEADER.search(data) is not None
+
+
 def detect_by_name(name: str) -> Detected | None:
     """The format the name alone tells, None if the content must decide."""
     lowered = name.lower()
@@ -105,6 +131,8 @@ def detect(name: str, data: bytes) -> Detected | None:
         return None
     by_name = detect_by_name(name)
     if by_name is not None:
+        if by_name.language == "c" and _extension(name) == ".h" and is_cpp_header(data):
+            return Detected(DocumentFormat.CODE, "cpp")
         return by_name
     language = shebang_language(data)
     if language is not None:

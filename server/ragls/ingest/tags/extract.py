@@ -6,7 +6,9 @@ never parsed twice. Each match with a ``@name`` and a ``@definition.KIND`` or
 ``@reference.KIND`` capture is one symbol; a definition's container is the innermost definition
 whose span holds it (qualified ``Outer.Inner``), a function inside a class-like container is a
 ``method``, a reference's enclosing definition the innermost one holding it. Matches of several
-queries for the same name and span count once. Queries are compiled once per process and
+queries for the same name node count once, as the widest node any of them captured (a C
+prototype is both a ``declaration`` and its ``function_declarator``: one definition, not one
+nested in the other); references of the same name node count once. Queries are compiled once per process and
 language; a language without queries has no symbols.
 """
 
@@ -87,10 +89,13 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
         name_node = names[0]
         for capture, nodes in captures.items():
             if capture.startswith(_DEFINITION):
-                key = (name_node.start_byte, nodes[0].start_byte)
-                found_definitions.setdefault(
-                    key, (capture[len(_DEFINITION) :], name_node, nodes[0])
-                )
+                key = (name_node.start_byte, name_node.end_byte)
+                node = nodes[0]
+                kept = found_definitions.get(key)
+                if kept is None or node.end_byte - node.start_byte > (
+                    kept[2].end_byte - kept[2].start_byte
+                ):
+                    found_definitions[key] = (capture[len(_DEFINITION) :], name_node, node)
                 break
             if capture.startswith(_REFERENCE):
                 key = (name_node.start_byte, name_node.end_byte)

@@ -41,6 +41,7 @@ QUERIES: Mapping[str, TagQueries] = MappingProxyType(
         "dart": TagQueries(),
         "elixir": TagQueries(),
         "go": TagQueries(),
+        "haskell": TagQueries(wheel=False, own=("haskell.scm",)),
         "java": TagQueries(own=("java.scm",)),
         "javascript": TagQueries(own=("javascript.scm", "javascript_fields.scm")),
         "kotlin": TagQueries(wheel=False, own=("kotlin.scm",)),
