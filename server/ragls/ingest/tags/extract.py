@@ -101,6 +101,8 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
                 key = (name_node.start_byte, name_node.end_byte)
                 found_references.setdefault(key, (capture[len(_REFERENCE) :], name_node))
                 break
+    for key in found_definitions:  # a definition's own name is not a reference to it
+        found_references.pop(key, None)
     if not found_definitions and not found_references:
         return NO_SYMBOLS
     columns = _Columns(source)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-TAGS_VERSION = "1"
+TAGS_VERSION = "2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,7 @@ QUERIES: Mapping[str, TagQueries] = MappingProxyType(
         "go": TagQueries(),
         "haskell": TagQueries(wheel=False, own=("haskell.scm",)),
         "java": TagQueries(own=("java.scm",)),
+        "julia": TagQueries(wheel=False, own=("julia.scm",)),
         "javascript": TagQueries(own=("javascript.scm", "javascript_fields.scm")),
         "kotlin": TagQueries(wheel=False, own=("kotlin.scm",)),
         "lua": TagQueries(),
@@ -59,5 +60,6 @@ QUERIES: Mapping[str, TagQueries] = MappingProxyType(
         "typescript": TagQueries(
             also_wheels=("tree_sitter_javascript",), own=("javascript.scm", "typescript.scm")
         ),
+        "zig": TagQueries(wheel=False, own=("zig.scm",)),
     }
 )
