@@ -107,6 +107,9 @@ HASKELL_KEYWORDS = frozenset(
     "case class data default deriving do else family foreign if import in infix infixl infixr"
     " instance let module newtype of pattern then type where".split()
 )
+# ctags's Lua parser calls a variable bound to a call that takes a function (``local task =
+# Task.new(..., function() ... end)``) a function; only ``function name`` and ``name =
+# function`` are compared.
 # ctags's Sh parser reads an array assignment ``args=(...)`` as a function called ``args=``.
 SH_ARRAY = re.compile(r"=$")
 
@@ -122,6 +125,10 @@ def aligned_kind(tag: dict[str, str]) -> str:
             return "variable"
     if language == "Sh" and SH_ARRAY.search(name):
         return "variable"
+    if language == "Lua" and kind == "function":
+        bound = re.compile(rf"function\s+[\w.:]*\b{re.escape(name)}\b|\b{re.escape(name)}\s*=\s*function\b")
+        if not bound.search(tag.get("pattern", "")):
+            return "variable"
     return kind
 
 

@@ -15,6 +15,7 @@ language; a language without queries has no symbols.
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 from collections.abc import Iterable
 from importlib import resources
@@ -31,6 +32,7 @@ _DEFINITION = "definition."
 _REFERENCE = "reference."
 
 _queries: dict[str, Query | None] = {}
+_fallbacks: dict[str, re.Pattern[bytes]] = {}
 _queries_lock = threading.Lock()
 
 
@@ -103,12 +105,52 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
                 break
     for key in found_definitions:  # a definition's own name is not a reference to it
         found_references.pop(key, None)
-    if not found_definitions and not found_references:
+    fallback = QUERIES[language].fallback
+    if not found_definitions and not found_references and not fallback:
         return NO_SYMBOLS
     columns = _Columns(source)
     definitions, spans = _definitions(found_definitions.values(), columns)
     references = _references(found_references.values(), spans, columns)
+    if fallback and tree.root_node.has_error:
+        definitions += _fallback_definitions(language, fallback, source, definitions, columns)
+    if not definitions and not references:
+        return NO_SYMBOLS
     return FileSymbols.of(definitions, references)
+
+
+def _fallback_definitions(
+    language: str, pattern: str, source: bytes, found: list[Definition], columns: _Columns
+) -> list[Definition]:
+    """The functions the language's line pattern finds where the queries found none (a file
+    the grammar could not read); each spans its name."""
+    compiled = _fallbacks.get(language)
+    if compiled is None:
+        compiled = _fallbacks.setdefault(language, re.compile(pattern.encode(), re.MULTILINE))
+    known = {(d.name, d.line) for d in found}
+    added: list[Definition] = []
+    line, counted = 0, 0
+    for match in compiled.finditer(source):
+        group = next(index for index, text in enumerate(match.groups(), 1) if text)
+        start, end = match.span(group)
+        line += source.count(b"\n", counted, start)
+        counted = start
+        name = source[start:end].decode("utf-8", "replace")
+        if (name, line) in known:
+            continue
+        column = start - (source.rfind(b"\n", 0, start) + 1)
+        end_column = column + end - start
+        added.append(
+            Definition(
+                name,
+                "function",
+                "",
+                line,
+                columns(line, column),
+                line,
+                columns(line, end_column),
+            )
+        )
+    return added
 
 
 def _text(node: Node) -> str:

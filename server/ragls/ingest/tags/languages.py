@@ -25,6 +25,10 @@ class TagQueries:
     wheel: bool = True  # the grammar wheel's own queries/tags.scm
     also_wheels: tuple[str, ...] = ()  # the tags.scm of other grammar modules, first
     own: tuple[str, ...] = ()  # files in ragls.ingest.tags/queries
+    # Where the grammar cannot read a file (a parse with errors), a regular expression over its
+    # lines whose first matching group names a function defined there: zsh's syntax, which the
+    # Bash grammar reads as errors and strings from the first zsh-only construct on.
+    fallback: str = ""
 
 
 # Kinds that make a nested function a method.
@@ -34,12 +38,17 @@ CLASS_KINDS: frozenset[str] = frozenset(
 
 QUERIES: Mapping[str, TagQueries] = MappingProxyType(
     {
-        "bash": TagQueries(wheel=False, own=("bash.scm",)),
+        "bash": TagQueries(
+            wheel=False,
+            own=("bash.scm",),
+            fallback=r"^[ \t]*(?:function[ \t]+([\w:.@-]+)[ \t]*(?:\(\))?"
+            r"|([\w:.@-]+)[ \t]*\(\))[ \t]*\{?[ \t]*$",
+        ),
         "c": TagQueries(own=("c.scm",)),
         "cpp": TagQueries(own=("c.scm", "cpp.scm")),
         "csharp": TagQueries(wheel=False, own=("csharp.scm",)),
         "dart": TagQueries(),
-        "elixir": TagQueries(),
+        "elixir": TagQueries(own=("elixir.scm",)),
         "go": TagQueries(),
         "haskell": TagQueries(wheel=False, own=("haskell.scm",)),
         "java": TagQueries(own=("java.scm",)),
