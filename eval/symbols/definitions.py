@@ -110,6 +110,9 @@ HASKELL_KEYWORDS = frozenset(
 # ctags's Lua parser calls a variable bound to a call that takes a function (``local task =
 # Task.new(..., function() ... end)``) a function; only ``function name`` and ``name =
 # function`` are compared.
+# ctags's Kotlin parser calls a lambda's parameters (``factory { (i: Int) -> ... }``) methods;
+# a Kotlin function is declared with ``fun``, and only such lines' methods are compared.
+KOTLIN_FUN = re.compile(r"\bfun\b")
 # ctags's Sh parser reads an array assignment ``args=(...)`` as a function called ``args=``.
 SH_ARRAY = re.compile(r"=$")
 
@@ -117,16 +120,20 @@ SH_ARRAY = re.compile(r"=$")
 def aligned_kind(tag: dict[str, str]) -> str:
     """ctags's kind, with what it misreads (see above) called what it is: "variable"."""
     kind, name, language = tag.get("kind", ""), tag.get("name", ""), tag.get("language")
-    if language == "JavaScript" and kind == "class":
-        if not JS_OBJECT_CLASS.search(tag.get("pattern", "")):
-            return "variable"
-    if language == "Haskell" and kind == "function":
-        if name in HASKELL_KEYWORDS or name[:1].isupper():
-            return "variable"
+    pattern = tag.get("pattern", "")
+    if language == "JavaScript" and kind == "class" and not JS_OBJECT_CLASS.search(pattern):
+        return "variable"
+    misread = name in HASKELL_KEYWORDS or name[:1].isupper()
+    if language == "Haskell" and kind == "function" and misread:
+        return "variable"
     if language == "Sh" and SH_ARRAY.search(name):
         return "variable"
+    if language == "Kotlin" and kind == "method" and not KOTLIN_FUN.search(tag.get("pattern", "")):
+        return "variable"
     if language == "Lua" and kind == "function":
-        bound = re.compile(rf"function\s+[\w.:]*\b{re.escape(name)}\b|\b{re.escape(name)}\s*=\s*function\b")
+        bound = re.compile(
+            rf"function\s+[\w.:]*\b{re.escape(name)}\b|\b{re.escape(name)}\s*=\s*function\b"
+        )
         if not bound.search(tag.get("pattern", "")):
             return "variable"
     return kind
@@ -231,16 +238,17 @@ def main(argv: list[str] | None = None) -> int:
     for root in sorted(p for p in args.checkouts.iterdir() if p.is_dir()):
         measure(root, args.ctags, totals, missed, junk)
         print(f"measured {root.name}", file=sys.stderr)
-    print("| language | ctags definitions | found by ragls | recall | ragls definitions | precision |")
+    print(
+        "| language | ctags definitions | found by ragls | recall | ragls definitions | precision |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     for language, (hits, total, confirmed, ours) in sorted(
         totals.items(), key=lambda item: -item[1][1]
     ):
         if language in GRAMMARS and total:  # the languages ragls parses
             precision = f"{confirmed / ours:.3f}" if ours else "-"
-            print(
-                f"| {language} | {total:,} | {hits:,} | {hits / total:.3f} | {ours:,} | {precision} |"
-            )
+            recall = f"{hits / total:.3f}"
+            print(f"| {language} | {total:,} | {hits:,} | {recall} | {ours:,} | {precision} |")
     for kind, found in (("missed", missed), ("unconfirmed", junk)):
         for language, names in sorted(found.items()):
             if language in GRAMMARS:

@@ -108,3 +108,164 @@ def test_symbols_come_back_from_worker_processes(tmp_path: Path) -> None:
     indexer = FileIndexer(workers=2)
     indexer.index(KnowledgeSourceConfig(root), InMemoryKnowledgeBase(), None)
     assert indexer.symbols.definition_count == 40
+
+
+def definitions_of(name: str, content: str) -> list[tuple[str, str, str, int]]:
+    return [(d.name, d.kind, d.container, d.line) for d in symbols_of(name, content).definitions]
+
+
+def test_cpp_specialisations_export_macro_classes_and_pointer_typedefs() -> None:
+    found = definitions_of(
+        "fmt.h",
+        "namespace fmt {\n"
+        "template <> struct formatter<point> : formatter<int> {\n"
+        "  int x;\n"
+        "};\n"
+        "class FMT_API format_error {\n"
+        " public:\n"
+        "  int code;\n"
+        "};\n"
+        "typedef void (*handler)(int);\n"
+        "typedef const char& char_ref;\n"
+        "void print(int);\n"
+        "}\n",
+    )
+    assert ("formatter", "struct", "fmt", 1) in found
+    assert ("format_error", "class", "fmt", 4) in found
+    assert ("handler", "type", "fmt", 8) in found
+    assert ("char_ref", "type", "fmt", 9) in found
+    # a prototype is one definition (its declaration and its declarator are the same name)
+    assert [d for d in found if d[0] == "print"] == [("print", "function", "fmt", 10)]
+
+
+def test_a_c_header_stays_c_and_its_pointer_typedefs_are_types() -> None:
+    found = definitions_of("jv.h", "typedef struct jv_state *jv_state_ref;\nint jv_get(int);\n")
+    assert found == [("jv_state_ref", "type", "", 0), ("jv_get", "function", "", 1)]
+
+
+def test_haskell_modules_types_constructors_fields_and_equations() -> None:
+    found = symbols_of(
+        "App.hs",
+        "module PostgREST.App (run) where\n"
+        "data Shape = Circle Double | Rect { width :: Double }\n"
+        "class Monad m => MonadLog m where\n"
+        "  logMsg :: String -> m ()\n"
+        "area :: Shape -> Double\n"
+        "area (Circle r) = r * r\n"
+        "area r = width r\n"
+        "run = print (area (Circle 1))\n",
+    )
+    definitions = [(d.name, d.kind, d.container, d.line) for d in found.definitions]
+    assert definitions == [
+        ("PostgREST.App", "module", "", 0),
+        ("Shape", "type", "", 1),
+        ("Circle", "constructor", "Shape", 1),
+        ("Rect", "constructor", "Shape", 1),
+        ("width", "field", "Shape.Rect", 1),
+        ("MonadLog", "interface", "", 2),
+        ("logMsg", "method", "MonadLog", 3),
+        ("area", "function", "", 5),
+        ("area", "function", "", 6),
+        ("run", "function", "", 7),
+    ]
+    calls = {(r.name, found.definitions[r.enclosing].name) for r in found.references()}
+    assert ("area", "run") in calls
+
+
+def test_julia_modules_types_functions_and_short_forms() -> None:
+    found = symbols_of(
+        "HTTP.jl",
+        "module HTTP\n"
+        "abstract type AbstractReq end\n"
+        "mutable struct Request{T} <: AbstractReq\n"
+        "    x::T\n"
+        "end\n"
+        "function request(x::Int)::Int where {T}\n"
+        "    helper(x)\n"
+        "end\n"
+        "Base.show(io::IO, r::Request) = print(io, r.x)\n"
+        "helper(x) = x\n"
+        "macro check(ex) end\n"
+        "end\n",
+    )
+    definitions = [(d.name, d.kind, d.container, d.line) for d in found.definitions]
+    assert definitions == [
+        ("HTTP", "module", "", 0),
+        ("AbstractReq", "type", "HTTP", 1),
+        ("Request", "struct", "HTTP", 2),
+        ("request", "function", "HTTP", 5),
+        ("show", "function", "HTTP", 8),
+        ("helper", "function", "HTTP", 9),
+        ("check", "macro", "HTTP", 10),
+    ]
+    # a definition's own name (a signature reads as a call) is not a reference
+    assert [(r.name, r.line) for r in found.references() if r.name == "helper"] == [("helper", 6)]
+
+
+def test_zig_containers_their_methods_and_fields() -> None:
+    found = definitions_of(
+        "server.zig",
+        'const std = @import("std");\n'
+        "pub const Server = struct {\n"
+        "    count: u32,\n"
+        "    pub fn init(a: u32) Server {\n"
+        "        return .{ .count = a };\n"
+        "    }\n"
+        "};\n"
+        "const Kind = enum { a, b };\n"
+        "pub const Error = error{Bad};\n"
+        "fn helper() void {}\n",
+    )
+    assert found == [
+        ("std", "constant", "", 0),
+        ("Server", "struct", "", 1),
+        ("count", "field", "Server", 2),
+        ("init", "method", "Server", 3),
+        ("Kind", "enum", "", 7),
+        ("a", "field", "Kind", 7),
+        ("b", "field", "Kind", 7),
+        ("Error", "type", "", 8),
+        ("helper", "function", "", 9),
+    ]
+
+
+def test_elixir_type_specs_and_callbacks() -> None:
+    found = definitions_of(
+        "conn.ex",
+        "defmodule Plug.Conn do\n"
+        "  @type adapter :: {module, term}\n"
+        "  @opaque secret(x) :: x\n"
+        "  @callback call(conn :: t, opts) :: t when opts: term\n"
+        "  def init(x), do: x\n"
+        "end\n",
+    )
+    assert found == [
+        ("Plug.Conn", "module", "", 0),
+        ("adapter", "type", "Plug.Conn", 1),
+        ("secret", "type", "Plug.Conn", 2),
+        ("call", "function", "Plug.Conn", 3),
+        ("init", "function", "Plug.Conn", 4),
+    ]
+
+
+def test_zsh_functions_the_bash_grammar_cannot_read_come_from_the_line_pattern() -> None:
+    found = definitions_of(
+        "completion.zsh",
+        "__fzf_comprun() {\n"
+        "  echo ${(q)1}\n"
+        "}\n"
+        "if [[ -o interactive ]]; then\n"
+        '  for x in ${(s: :)"$(echo a b)"}; do print "$x; done\n'
+        "fi\n"
+        "_fzf_complete() {\n"
+        "  local args\n"
+        "}\n"
+        "function fzf-history-widget {\n"
+        "  zle reset-prompt\n"
+        "}\n",
+    )
+    names = {(name, line) for name, _, _, line in found}
+    assert {("__fzf_comprun", 0), ("_fzf_complete", 6), ("fzf-history-widget", 9)} <= names
+    assert all(kind == "function" for _, kind, _, _ in found)
+    # a shell file the grammar reads has no extra definitions from the pattern
+    assert definitions_of("ok.sh", "f() {\n  g\n}\n") == [("f", "function", "", 0)]

@@ -8,8 +8,10 @@ whose span holds it (qualified ``Outer.Inner``), a function inside a class-like 
 ``method``, a reference's enclosing definition the innermost one holding it. Matches of several
 queries for the same name node count once, as the widest node any of them captured (a C
 prototype is both a ``declaration`` and its ``function_declarator``: one definition, not one
-nested in the other); references of the same name node count once. Queries are compiled once per process and
-language; a language without queries has no symbols.
+nested in the other); references of the same name node count once, and a definition's own
+name is not a reference. Where the grammar could not read a file and the language has a line
+pattern (``TagQueries.fallback``), the pattern adds the functions the queries missed. Queries
+are compiled once per process and language; a language without queries has no symbols.
 """
 
 from __future__ import annotations
