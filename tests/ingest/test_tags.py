@@ -214,7 +214,9 @@ def test_zig_containers_their_methods_and_fields() -> None:
         "};\n"
         "const Kind = enum { a, b };\n"
         "pub const Error = error{Bad};\n"
-        "fn helper() void {}\n",
+        "fn helper() void {\n"
+        "    var local: union(enum) { a: u8 } = .{ .a = 1 };\n"
+        "}\n",
     )
     assert found == [
         ("std", "constant", "", 0),
