@@ -80,7 +80,7 @@ OUR_KINDS = frozenset(
 LANGUAGE_KINDS = frozenset((("Python", "member"),))
 LINE_SLACK = 2
 # ctags's names for what has none (anonymous functions, lambdas), left out of the comparison.
-ANONYMOUS = re.compile(r"^(?:AnonymousFunction|__anon|<lambda>)|^[^\w$]")
+ANONYMOUS = re.compile(r"^(?:AnonymousFunction|__anon|<lambda>)|^[^\w$]|^_$")
 # Minified bundles: one line holding a whole library, no one's workspace symbols.
 MINIFIED = re.compile(r"\.min\.[a-z]+$")
 
@@ -130,6 +130,9 @@ def aligned_kind(tag: dict[str, str]) -> str:
         return "variable"
     if language == "Kotlin" and kind == "method" and not KOTLIN_FUN.search(tag.get("pattern", "")):
         return "variable"
+    stem = Path(tag.get("path", "")).stem
+    if language == "OCaml" and kind == "module" and name == stem[:1].upper() + stem[1:]:
+        return "file"  # the module a file is, which ctags tags on its first line
     if language == "Lua" and kind == "function":
         bound = re.compile(
             rf"function\s+[\w.:]*\b{re.escape(name)}\b|\b{re.escape(name)}\s*=\s*function\b"

@@ -156,6 +156,11 @@ def _fallback_definitions(
 
 
 def _text(node: Node) -> str:
+    if node.type == "operator_cast":  # C++'s `operator bool() const` is "operator bool"
+        cast = node.child_by_field_name("type")
+        return f"operator {_text(cast)}" if cast is not None else ""
+    if node.type == "companion_object":  # Kotlin's unnamed `companion object`
+        return "Companion"
     return node.text.decode("utf-8", "replace") if node.text else ""
 
 

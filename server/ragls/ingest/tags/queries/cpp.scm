@@ -39,3 +39,8 @@
   type: (struct_specifier !body)
   declarator: (identifier) @name
   body: (compound_statement)) @definition.struct
+
+; conversion operators, named "operator TYPE" as ctags and the language name them
+(function_definition declarator: (operator_cast) @name) @definition.function
+(declaration declarator: (operator_cast) @name) @definition.function
+(function_definition declarator: (qualified_identifier name: (operator_cast) @name)) @definition.method
