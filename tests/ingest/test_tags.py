@@ -271,3 +271,88 @@ def test_zsh_functions_the_bash_grammar_cannot_read_come_from_the_line_pattern()
     assert all(kind == "function" for _, kind, _, _ in found)
     # a shell file the grammar reads has no extra definitions from the pattern
     assert definitions_of("ok.sh", "f() {\n  g\n}\n") == [("f", "function", "", 0)]
+
+
+def test_cpp_conversion_operators_are_named_operator_type() -> None:
+    found = definitions_of(
+        "matcher.cc",
+        "class Matcher {\n"
+        " public:\n"
+        "  operator bool() const { return ok; }\n"
+        "  template <typename T> operator Holder<T>() const;\n"
+        "};\n",
+    )
+    assert found == [
+        ("Matcher", "class", "", 0),
+        ("operator bool", "method", "Matcher", 2),
+        ("operator Holder<T>", "method", "Matcher", 3),
+    ]
+
+
+def test_kotlin_unnamed_companion_objects_are_companion() -> None:
+    found = definitions_of(
+        "Registry.kt",
+        "class Registry {\n"
+        "    companion object {\n"
+        "        fun create(): Registry = Registry()\n"
+        "    }\n"
+        "}\n",
+    )
+    assert found == [
+        ("Registry", "class", "", 0),
+        ("Companion", "object", "Registry", 1),
+        ("create", "method", "Registry.Companion", 2),
+    ]
+
+
+def test_swift_members_are_contained_by_their_type_not_by_each_other() -> None:
+    found = symbols_of(
+        "Session.swift",
+        "public protocol Adapter {\n"
+        "    func adapt(_ request: Request) throws -> Request\n"
+        "}\n"
+        "open class Session {\n"
+        "    public let id: Int\n"
+        "    init(id: Int) { self.id = id }\n"
+        "    func request() -> Request { return make() }\n"
+        "    private func make() -> Request { Request() }\n"
+        "}\n"
+        "enum Method: String { case get, post }\n"
+        "extension Session { func extra() {} }\n"
+        "typealias Handler = (Int) -> Void\n",
+    )
+    definitions = [(d.name, d.kind, d.container, d.line) for d in found.definitions]
+    assert definitions == [
+        ("Adapter", "interface", "", 0),
+        ("adapt", "method", "Adapter", 1),
+        ("Session", "class", "", 3),
+        ("id", "property", "Session", 4),
+        ("init", "method", "Session", 5),
+        ("request", "method", "Session", 6),
+        ("make", "method", "Session", 7),
+        ("Method", "enum", "", 9),
+        ("get", "enum_variant", "Method", 9),
+        ("post", "enum_variant", "Method", 9),
+        ("Session", "extension", "", 10),
+        ("extra", "method", "Session", 10),
+        ("Handler", "type", "", 11),
+    ]
+    (call,) = [r for r in found.references() if r.name == "make"]
+    assert found.definitions[call.enclosing].name == "request"
+
+
+def test_scala_abstract_members_and_type_members() -> None:
+    found = definitions_of(
+        "Path.scala",
+        "trait PathChunk {\n"
+        "  def segments: Seq[String]\n"
+        "  type Self <: PathChunk\n"
+        "  def ups: Int = 0\n"
+        "}\n",
+    )
+    assert found == [
+        ("PathChunk", "interface", "", 0),
+        ("segments", "method", "PathChunk", 1),
+        ("Self", "type", "PathChunk", 2),
+        ("ups", "method", "PathChunk", 3),
+    ]

@@ -33,7 +33,18 @@ class TagQueries:
 
 # Kinds that make a nested function a method.
 CLASS_KINDS: frozenset[str] = frozenset(
-    ("class", "interface", "struct", "trait", "object", "enum", "impl", "record", "protocol")
+    (
+        "class",
+        "interface",
+        "struct",
+        "trait",
+        "object",
+        "enum",
+        "impl",
+        "record",
+        "protocol",
+        "extension",
+    )
 )
 
 QUERIES: Mapping[str, TagQueries] = MappingProxyType(
@@ -61,8 +72,8 @@ QUERIES: Mapping[str, TagQueries] = MappingProxyType(
         "python": TagQueries(),
         "ruby": TagQueries(),
         "rust": TagQueries(),
-        "scala": TagQueries(),
-        "swift": TagQueries(),
+        "scala": TagQueries(own=("scala.scm",)),
+        "swift": TagQueries(wheel=False, own=("swift.scm",)),
         "tsx": TagQueries(
             also_wheels=("tree_sitter_javascript",), own=("javascript.scm", "typescript.scm")
         ),
