@@ -158,5 +158,14 @@ def test_a_c_header_stays_c_even_when_it_is_meant_for_cpp_too() -> None:
         b"#ifdef __cplusplus\n}\n#endif\n#endif\n"
     )
     assert detect("jv.h", header) == Detected(DocumentFormat.CODE, "c")
+    # C++ only for C++ readers, inside #ifdef __cplusplus (nested conditionals too), and a
+    # comment that mentions std::pair
+    guarded = (
+        b"/* like std::pair<int, int> */\ntypedef struct pair pair;\n"
+        b"#if defined(__cplusplus)\n#  ifdef FAST\nnamespace x {}\n#  endif\n"
+        b"template <class T> inline bool isnan(T);\n#else\nint isnan(double);\n#endif\n"
+    )
+    assert detect("math.h", guarded) == Detected(DocumentFormat.CODE, "c")
+    assert detect("both.h", guarded + b"namespace y {}\n") == Detected(DocumentFormat.CODE, "cpp")
     # only .h is sniffed: a .c file is C whatever it holds
     assert detect("odd.c", b"namespace x {}\n") == Detected(DocumentFormat.CODE, "c")

@@ -62,10 +62,10 @@ def _extension(name: str) -> str:
     return lowered[dot:] if dot > 0 else ""
 
 
-# Syntax C++ has and C does not, at the start of a line (comments aside, C headers written to
-# be included from C++ keep such lines inside ``#ifdef __cplusplus`` and use ``extern "C"``,
-# which is not a marker): a namespace, a template, a class with a body or a base, an access
-# specifier, a using-declaration, a standard header without ``.h`` (``<vector>``), ``std::``.
+# Syntax C++ has and C does not, at the start of a line: a namespace, a template, a class with a
+# body or a base, an access specifier, a using-declaration, a standard header without ``.h``
+# (``<vector>``). (``extern "C"`` is not one: C headers say it for C++ readers; nor is
+# ``std::``, which C headers' comments mention.)
 _CPP_HEADER = re.compile(
     rb"^[ \t]*(?:"
     rb"(?:inline[ \t]+)?namespace(?:[ \t]+[\w:]+)?[ \t]*(?:\{|=|$)"
@@ -74,16 +74,47 @@ _CPP_HEADER = re.compile(
     rb"|(?:public|private|protected)[ \t]*:(?!:)"
     rb"|using[ \t]+(?:namespace[ \t]+)?[\w:]+[ \t]*[;=]"
     rb"|#[ \t]*include[ \t]*<[\w/]+>"
-    rb")"
-    rb"|\bstd::\w",
+    rb")",
     re.MULTILINE,
 )
 
 
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", re.MULTILINE)
+
+
+def _outside_cplusplus_blocks(data: bytes) -> bytes:
+    """``data`` without the conditional blocks whose condition names ``__cplusplus`` (nested
+    blocks within them too, their ``#else`` parts too): what a C compiler always reads."""
+    kept: list[bytes] = []
+    depth = 0  # of conditionals opened, counting from the outermost dropped one
+    start = 0
+    for match in _CONDITIONAL.finditer(data):
+        directive = match.group(1)
+        if depth == 0:
+            if directive in (b"if", b"ifdef", b"ifndef") and b"__cplusplus" in match.group(2):
+                kept.append(data[start : match.start()])
+                depth = 1
+        elif directive in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif directive == b"endif":
+            depth -= 1
+            if depth == 0:
+                start = match.end()
+    if depth == 0:
+        kept.append(data[start:])
+    return b"".join(kept)
+
+
 def is_cpp_header(data: bytes) -> bool:
-    """Whether a ``.h`` file is C++: its text has a line only C++ has (``_CPP_HEADER``). Cheap
-    (one regular-expression scan, only of ``.h`` files) and deterministic per file."""
-    return _CPP_HEADER.search(data) is not None
+    """Whether a ``.h`` file is C++: outside ``#ifdef __cplusplus`` blocks (a C header's extras
+    for C++ readers), its text has a line only C++ has (``_CPP_HEADER``). Cheap (a regular
+    expression scan of ``.h`` files only; the blocks are looked for only in a header that names
+    ``__cplusplus`` and has such a line) and deterministic per file."""
+    if _CPP_HEADER.search(data) is None:
+        return False
+    if b"__cplusplus" not in data:
+        return True
+    return _CPP_HEADER.search(_outside_cplusplus_blocks(data)) is not None
 
 
 def detect_by_name(name: str) -> Detected | None:
