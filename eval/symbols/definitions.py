@@ -9,7 +9,8 @@ functions, methods, types, modules... not variables, fields, parameters, macros 
 ``COMPARED_KINDS``) is found when ragls has a definition of the same name in the same file
 whose line is within ``LINE_SLACK`` lines (ctags and tree-sitter disagree on where a decorated
 or templated definition starts), both names reduced to their last part (``Async:init`` is
-``init``). Anonymous functions (ctags's invented names) and minified bundles (``.min.js``, or a
+``init``). Anonymous functions (ctags's invented names), code examples in Elixir's
+documentation strings and minified bundles (``.min.js``, or a
 line of over ``MINIFIED_LINE`` characters) are left out, and ctags's JavaScript "classes" that
 are object literals bound to variables are compared as the variables they are
 (:func:`aligned_kind`).
@@ -113,6 +114,10 @@ HASKELL_KEYWORDS = frozenset(
 # ctags's Kotlin parser calls a lambda's parameters (``factory { (i: Int) -> ... }``) methods;
 # a Kotlin function is declared with ``fun``, and only such lines' methods are compared.
 KOTLIN_FUN = re.compile(r"\bfun\b")
+# ctags tags every equation of a Haskell function and every clause of an Elixir one; ragls
+# makes them one definition (``merge_clauses``), so a run of tags of one name, kind and scope
+# counts once, as its first.
+CLAUSE_LANGUAGES = frozenset(("Haskell", "Elixir"))
 # ctags's Sh parser reads an array assignment ``args=(...)`` as a function called ``args=``.
 SH_ARRAY = re.compile(r"=$")
 
@@ -142,6 +147,18 @@ def aligned_kind(tag: dict[str, str]) -> str:
     return kind
 
 
+def heredoc_lines(data: bytes) -> set[int]:
+    """The (1-based) lines inside an Elixir file's ``\"\"\"`` strings (``@moduledoc``, ``@doc``),
+    whose code examples ctags reads as definitions."""
+    inside, lines = False, set()
+    for number, text in enumerate(data.splitlines(), 1):
+        if text.count(b'"""') % 2:
+            inside = not inside
+        elif inside:
+            lines.add(number)
+    return lines
+
+
 def ctags_definitions(
     ctags: str, root: Path, files: list[str]
 ) -> tuple[dict[str, list[tuple[str, int, str]]], dict[str, dict[str, list[int]]]]:
@@ -149,10 +166,12 @@ def ctags_definitions(
     every tag of any kind (C and C++ prototypes too), by file and name."""
     found: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
     every: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    command = [ctags, "--output-format=json", "--fields=+nKzl", "--kinds-C=+p", "--kinds-C++=+p"]
+    command = [ctags, "--output-format=json", "--fields=+nKzl", "--sort=no"]
+    command += ["--kinds-C=+p", "--kinds-C++=+p"]
     command += ["-f", "-", "-L", "-"]
     listing = "\n".join(files).encode()
     output = subprocess.run(command, cwd=root, input=listing, capture_output=True, check=False)
+    previous: dict[str, tuple[str, str, str]] = {}  # by file: the last compared tag
     for line in output.stdout.splitlines():
         try:
             tag = json.loads(line)
@@ -165,6 +184,10 @@ def ctags_definitions(
             continue
         every[tag["path"]][last_part(name)].append(int(tag.get("line", 0)))
         if compared and not ANONYMOUS.search(name):
+            clause = (name, kind, tag.get("scope", ""))
+            if tag.get("language") in CLAUSE_LANGUAGES and previous.get(tag["path"]) == clause:
+                continue  # the next equation or clause of the function just tagged
+            previous[tag["path"]] = clause
             found[tag["path"]].append((last_part(name), int(tag.get("line", 0)), kind))
     return found, every
 
@@ -182,6 +205,7 @@ def measure(
     config = KnowledgeSourceConfig(root)
     discovery = service.discover(config)
     ours: dict[str, tuple[str, dict[str, list[int]], list[tuple[str, int]]]] = {}
+    documentation: dict[str, set[int]] = {}
     for candidate in discovery.candidates:
         try:
             data = service.read(config, candidate)
@@ -202,6 +226,8 @@ def measure(
             if definition.kind in OUR_KINDS:
                 compared.append((definition.name, definition.line + 1))
         ours[candidate.path] = (detected.language, lines, compared)
+        if detected.language == "elixir":
+            documentation[candidate.path] = heredoc_lines(data)
     theirs, every = ctags_definitions(ctags, root, sorted(ours))
     for path, tags in every.items():
         if path not in ours:
@@ -221,6 +247,8 @@ def measure(
             continue
         language, lines, _ = ours[path]
         for name, line, kind in definitions:
+            if line in documentation.get(path, ()):
+                continue  # an example in a documentation string
             hit = any(abs(line - at) <= LINE_SLACK for at in lines.get(name, ()))
             totals[language][0] += hit
             totals[language][1] += 1

@@ -164,10 +164,11 @@ def test_haskell_modules_types_constructors_fields_and_equations() -> None:
         ("width", "field", "Shape.Rect", 1),
         ("MonadLog", "interface", "", 2),
         ("logMsg", "method", "MonadLog", 3),
-        ("area", "function", "", 5),
-        ("area", "function", "", 6),
+        ("area", "function", "", 5),  # its two equations are one definition
         ("run", "function", "", 7),
     ]
+    area = found.definitions[7]
+    assert (area.line, area.end_line) == (5, 6)
     calls = {(r.name, found.definitions[r.enclosing].name) for r in found.references()}
     assert ("area", "run") in calls
 
@@ -239,6 +240,10 @@ def test_elixir_type_specs_and_callbacks() -> None:
         "  @opaque secret(x) :: x\n"
         "  @callback call(conn :: t, opts) :: t when opts: term\n"
         "  def init(x), do: x\n"
+        "  def call(conn, :a), do: conn\n"
+        "  def call(conn, _) do\n"
+        "    conn\n"
+        "  end\n"
         "end\n",
     )
     assert found == [
@@ -247,6 +252,7 @@ def test_elixir_type_specs_and_callbacks() -> None:
         ("secret", "type", "Plug.Conn", 2),
         ("call", "function", "Plug.Conn", 3),
         ("init", "function", "Plug.Conn", 4),
+        ("call", "function", "Plug.Conn", 5),  # two clauses, one definition (lines 5 to 8)
     ]
 
 

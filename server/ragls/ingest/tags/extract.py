@@ -111,7 +111,8 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
     if not found_definitions and not found_references and not fallback:
         return NO_SYMBOLS
     columns = _Columns(source)
-    definitions, spans = _definitions(found_definitions.values(), columns)
+    merge = QUERIES[language].merge_clauses
+    definitions, spans = _definitions(found_definitions.values(), columns, merge)
     references = _references(found_references.values(), spans, columns)
     if fallback and tree.root_node.has_error:
         definitions += _fallback_definitions(language, fallback, source, definitions, columns)
@@ -165,10 +166,12 @@ def _text(node: Node) -> str:
 
 
 def _definitions(
-    found: Iterable[tuple[str, Node, Node]], columns: _Columns
+    found: Iterable[tuple[str, Node, Node]], columns: _Columns, merge_clauses: bool = False
 ) -> tuple[list[Definition], list[tuple[int, int, int]]]:
     """Definitions in source order with their containers, and each one's (start byte, end
-    byte, index) for the references' enclosing definitions."""
+    byte, index) for the references' enclosing definitions. With ``merge_clauses``, a
+    definition that follows one of the same name, kind and container with no other between
+    (a Haskell function's next equation, an Elixir function's next clause) extends it."""
     ordered = sorted(
         found,
         key=lambda item: (item[2].start_byte, -item[2].end_byte, item[1].start_byte),
@@ -186,6 +189,19 @@ def _definitions(
         if kind == "function" and stack and stack[-1][2] in CLASS_KINDS:
             kind = "method"
         start, end = name_node.start_point, node.end_point
+        last = definitions[-1] if definitions else None
+        if (
+            merge_clauses
+            and last is not None
+            and (last.name, last.kind, last.container) == (name, kind, container)
+            and spans[-1][1] <= node.start_byte
+        ):
+            definitions[-1] = last._replace(
+                end_line=end.row, end_column=columns(end.row, end.column)
+            )
+            spans[-1] = (spans[-1][0], node.end_byte, spans[-1][2])
+            stack.append((node.end_byte, f"{container}.{name}" if container else name, kind))
+            continue
         definitions.append(
             Definition(
                 name,

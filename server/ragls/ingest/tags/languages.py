@@ -29,6 +29,9 @@ class TagQueries:
     # lines whose first matching group names a function defined there: zsh's syntax, which the
     # Bash grammar reads as errors and strings from the first zsh-only construct on.
     fallback: str = ""
+    # Consecutive definitions of one name, kind and container are one (a function written as
+    # several equations or clauses): one workspace symbol spanning them all.
+    merge_clauses: bool = False
 
 
 # Kinds that make a nested function a method.
@@ -59,9 +62,9 @@ QUERIES: Mapping[str, TagQueries] = MappingProxyType(
         "cpp": TagQueries(own=("c.scm", "cpp.scm")),
         "csharp": TagQueries(wheel=False, own=("csharp.scm",)),
         "dart": TagQueries(),
-        "elixir": TagQueries(own=("elixir.scm",)),
+        "elixir": TagQueries(own=("elixir.scm",), merge_clauses=True),
         "go": TagQueries(),
-        "haskell": TagQueries(wheel=False, own=("haskell.scm",)),
+        "haskell": TagQueries(wheel=False, own=("haskell.scm",), merge_clauses=True),
         "java": TagQueries(own=("java.scm",)),
         "julia": TagQueries(wheel=False, own=("julia.scm",)),
         "javascript": TagQueries(own=("javascript.scm", "javascript_fields.scm")),

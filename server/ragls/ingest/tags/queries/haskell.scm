@@ -1,8 +1,8 @@
 ; Haskell definitions and references (its grammar wheel ships no tags.scm): the module, types,
 ; type classes, constructors, record fields (accessor functions), and the functions and values
-; bound at the top level or in a class or instance (every equation, as ctags counts them; a
-; top-level signature is not one, its equations are; local `let` and `where` bindings are not
-; definitions).
+; bound at the top level or in a class or instance (a function's equations are one definition:
+; `merge_clauses` in languages.py; a top-level signature is not one, its equations are; local
+; `let` and `where` bindings are not definitions).
 
 (header module: (module) @name) @definition.module
 
