@@ -217,6 +217,8 @@ def measure(
         if max(map(len, data.splitlines()), default=0) > MINIFIED_LINE:
             continue
         outcome = service.ingest(config, candidate.path, data, detected)
+        if outcome.skipped is not None:  # over a cap: not indexed, so no symbols either
+            continue
         lines: dict[str, list[int]] = defaultdict(list)
         compared: list[tuple[str, int]] = []
         for definition in outcome.symbols.definitions:

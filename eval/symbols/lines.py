@@ -2,13 +2,15 @@
 
     python eval/symbols/lines.py LANGUAGE CHECKOUT [--missed]
 
-Universal Ctags 5.9 reads neither Zig nor Swift nor Scala. For those the oracle is a regular
-expression per language (``ORACLES``) over each file's lines: a declaration keyword (``fn``;
-``func``, ``class``, ``struct``...; ``def``, ``class``, ``object``...) after any modifiers,
-and the name after it (Swift: also ``init``; Zig: also ``const NAME = struct / enum / union /
-opaque / error``).
-Symbolic names (operators) are not matched. A definition is found, or one of ragls's of a
-compared kind confirmed, as in ``definitions.py``: same name, same file, within two lines.
+Universal Ctags 5.9 reads neither Zig nor Swift nor Scala nor Dart. For those the oracle is a
+regular expression per language (``ORACLES``) over each file's lines: a declaration keyword
+(``fn``; ``func``, ``class``, ``struct``...; ``def``, ``class``, ``object``...) after any
+modifiers, and the name after it (Swift: also ``init``; Zig: also ``const NAME = struct / enum
+/ union / opaque / error``; Dart, whose functions start with a type: a class-like keyword,
+``TYPE name(`` on a line that is not a statement, or ``get name`` / ``set name``). Symbolic
+names (operators) are not matched. A definition is found, or one of ragls's of a compared kind
+confirmed, as in ``definitions.py``: same name, same file, within two lines. A file the
+pipeline skips (over a cap) has no symbols and is left out.
 """
 
 from __future__ import annotations
@@ -55,6 +57,21 @@ ORACLES: dict[str, tuple[str, re.Pattern[str]]] = {
             re.MULTILINE,
         ),
     ),
+    "dart": (
+        ".dart",
+        re.compile(
+            r"^[ \t]*(?:(?:abstract|base|final|interface|sealed|mixin)[ \t]+)*"
+            r"(?:class|mixin|enum|extension(?:[ \t]+type)?|typedef)[ \t]+([\w$]+)"
+            r"|^[ \t]*(?:@\w+[ \t]+)*(?:(?:static|external|abstract)[ \t]+)*"
+            r"(?!return\b|await\b|throw\b|yield\b|else\b|new\b|const\b|final\b|var\b)"
+            r"(?:void|[A-Za-z_][\w$.]*(?:<[^()=;]*>)?\??)[ \t]+"
+            r"(?!get\b|set\b|operator\b|Function\b|for\b|if\b|while\b|switch\b)([\w$]+)"
+            r"[ \t]*(?:<[^()]*>)?\((?![^)]*\)[ \t]*;)"
+            r"|^[ \t]*(?![/*])(?:(?:static|external|abstract)[ \t]+)*(?:[^=;(\n]*[ \t])?"
+            r"(?:get|set)[ \t]+([\w$]+)[ \t]*(?:\(|=>|\{|;)",
+            re.MULTILINE,
+        ),
+    ),
 }
 KINDS = frozenset(
     ("function", "method", "class", "struct", "enum", "interface", "object", "trait", "type")
@@ -76,7 +93,11 @@ def main(argv: list[str]) -> int:
             for match in oracle.finditer(text)
         ]
         detected = service.detect(config, path.name, data)
-        definitions = service.ingest(config, path.name, data, detected).symbols.definitions
+        outcome = service.ingest(config, path.name, data, detected)
+        if outcome.skipped is not None:  # over a cap: not indexed, no symbols (reported)
+            print(f"skipped {path.relative_to(checkout)}: {outcome.skipped}", file=sys.stderr)
+            continue
+        definitions = outcome.symbols.definitions
         where = path.relative_to(checkout)
         for name, line in wanted:
             total += 1

@@ -362,3 +362,25 @@ def test_scala_abstract_members_and_type_members() -> None:
         ("Self", "type", "PathChunk", 2),
         ("ups", "method", "PathChunk", 3),
     ]
+
+
+def test_dart_extension_types_and_getters_without_bodies() -> None:
+    found = definitions_of(
+        "bindings.dart",
+        "Uri get dummyUrl => Uri.http('dart.dev', '');\n"
+        "extension type UrlRequest._(JObject _this) implements JObject {\n"
+        "  void start() {}\n"
+        "}\n"
+        "abstract class Channel {\n"
+        "  String get protocol;\n"
+        "  set onClose(void Function(int?) value);\n"
+        "}\n",
+    )
+    assert found == [
+        ("dummyUrl", "function", "", 0),
+        ("UrlRequest", "class", "", 1),
+        ("start", "method", "UrlRequest", 2),
+        ("Channel", "class", "", 4),
+        ("protocol", "method", "Channel", 5),
+        ("onClose", "method", "Channel", 6),
+    ]

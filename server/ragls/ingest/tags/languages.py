@@ -61,7 +61,7 @@ QUERIES: Mapping[str, TagQueries] = MappingProxyType(
         "c": TagQueries(own=("c.scm",)),
         "cpp": TagQueries(own=("c.scm", "cpp.scm")),
         "csharp": TagQueries(wheel=False, own=("csharp.scm",)),
-        "dart": TagQueries(),
+        "dart": TagQueries(own=("dart.scm",)),
         "elixir": TagQueries(own=("elixir.scm",), merge_clauses=True),
         "go": TagQueries(),
         "haskell": TagQueries(wheel=False, own=("haskell.scm",), merge_clauses=True),
