@@ -38,6 +38,7 @@ from pathlib import Path
 from ragls.ingest.chunking.grammars import GRAMMARS
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.ingestion import FileIngestionService
+from ragls.ingest.tags.languages import QUERIES
 
 COMPARED_KINDS = frozenset(
     (
@@ -115,8 +116,9 @@ HASKELL_KEYWORDS = frozenset(
 # a Kotlin function is declared with ``fun``, and only such lines' methods are compared.
 KOTLIN_FUN = re.compile(r"\bfun\b")
 # ctags tags every equation of a Haskell function and every clause of an Elixir one; ragls
-# makes them one definition (``merge_clauses``), so a run of tags of one name, kind and scope
-# counts once, as its first.
+# makes them one definition (``merge_clauses``), from the type signature to the last equation,
+# so a run of tags of one name, kind and scope counts once, as its first, and is found
+# anywhere in such a definition's lines.
 CLAUSE_LANGUAGES = frozenset(("Haskell", "Elixir"))
 # ctags's Sh parser reads an array assignment ``args=(...)`` as a function called ``args=``.
 SH_ARRAY = re.compile(r"=$")
@@ -221,10 +223,14 @@ def measure(
             continue
         lines: dict[str, list[int]] = defaultdict(list)
         compared: list[tuple[str, int]] = []
+        merged = detected.language in QUERIES and QUERIES[detected.language].merge_clauses
         for definition in outcome.symbols.definitions:
-            lines[last_part(definition.name)].append(definition.line + 1)
+            at = [definition.line + 1]
+            if merged:  # one definition for a function's equations: each of its lines counts
+                at = list(range(definition.line + 1, definition.end_line + 2))
+            lines[last_part(definition.name)] += at
             if "." in definition.name:  # ctags names a Haskell module by its first part
-                lines[definition.name.split(".", 1)[0]].append(definition.line + 1)
+                lines[definition.name.split(".", 1)[0]] += at
             if definition.kind in OUR_KINDS:
                 compared.append((definition.name, definition.line + 1))
         ours[candidate.path] = (detected.language, lines, compared)

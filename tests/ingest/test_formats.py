@@ -144,6 +144,7 @@ def test_a_text_file_with_a_single_escape_byte_is_text() -> None:
         b"#include <vector>\nint f();\n",
         b"struct point {\n public:\n  int x;\n};\n",
         b"using string_view = basic_string_view<char>;\n",
+        b"#pragma once\nINLINE bool sinks::sink::should_log(int level) const {\n  return 1;\n}\n",
     ],
 )
 def test_a_header_with_cpp_only_syntax_is_cpp(header: bytes) -> None:

@@ -164,11 +164,11 @@ def test_haskell_modules_types_constructors_fields_and_equations() -> None:
         ("width", "field", "Shape.Rect", 1),
         ("MonadLog", "interface", "", 2),
         ("logMsg", "method", "MonadLog", 3),
-        ("area", "function", "", 5),  # its two equations are one definition
+        ("area", "function", "", 4),  # its signature and two equations are one definition
         ("run", "function", "", 7),
     ]
     area = found.definitions[7]
-    assert (area.line, area.end_line) == (5, 6)
+    assert (area.line, area.end_line) == (4, 6)
     calls = {(r.name, found.definitions[r.enclosing].name) for r in found.references()}
     assert ("area", "run") in calls
 
@@ -384,3 +384,15 @@ def test_dart_extension_types_and_getters_without_bodies() -> None:
         ("protocol", "method", "Channel", 5),
         ("onClose", "method", "Channel", 6),
     ]
+
+
+def test_cpp_methods_defined_with_deeply_qualified_names() -> None:
+    found = definitions_of(
+        "sink-inl.h",
+        "#include <atomic>\n"
+        "bool spdlog::sinks::sink::should_log(int level) const {\n"
+        "  return level > 0;\n"
+        "}\n"
+        "void a::b::c::d::reset() {}\n",
+    )
+    assert found == [("should_log", "method", "", 1), ("reset", "method", "", 4)]

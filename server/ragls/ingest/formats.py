@@ -64,8 +64,9 @@ def _extension(name: str) -> str:
 
 # Syntax C++ has and C does not, at the start of a line: a namespace, a template, a class with a
 # body or a base, an access specifier, a using-declaration, a standard header without ``.h``
-# (``<vector>``). (``extern "C"`` is not one: C headers say it for C++ readers; nor is
-# ``std::``, which C headers' comments mention.)
+# (``<vector>``), a function declared with a qualified name (``void ns::Class::method(``).
+# ``extern "C"`` is not one (C headers say it for C++ readers), nor is ``std::`` anywhere
+# (C headers' comments mention it).
 _CPP_HEADER = re.compile(
     rb"^[ \t]*(?:"
     rb"(?:inline[ \t]+)?namespace(?:[ \t]+[\w:]+)?[ \t]*(?:\{|=|$)"
@@ -74,6 +75,7 @@ _CPP_HEADER = re.compile(
     rb"|(?:public|private|protected)[ \t]*:(?!:)"
     rb"|using[ \t]+(?:namespace[ \t]+)?[\w:]+[ \t]*[;=]"
     rb"|#[ \t]*include[ \t]*<[\w/]+>"
+    rb"|(?:\w+[ \t*&]+)+\w+(?:::~?\w+)+[ \t]*\("
     rb")",
     re.MULTILINE,
 )

@@ -12,6 +12,19 @@
     name: (qualified_identifier
       name: [(identifier) (destructor_name) (operator_name)] @name))) @definition.method
 
+(function_declarator
+  declarator: (qualified_identifier
+    name: (qualified_identifier
+      name: (qualified_identifier
+        name: [(identifier) (destructor_name) (operator_name)] @name)))) @definition.method
+
+(function_declarator
+  declarator: (qualified_identifier
+    name: (qualified_identifier
+      name: (qualified_identifier
+        name: (qualified_identifier
+          name: [(identifier) (destructor_name) (operator_name)] @name))))) @definition.method
+
 (function_declarator declarator: (destructor_name) @name) @definition.method
 
 (function_declarator declarator: (operator_name) @name) @definition.function

@@ -1,8 +1,8 @@
 ; Haskell definitions and references (its grammar wheel ships no tags.scm): the module, types,
 ; type classes, constructors, record fields (accessor functions), and the functions and values
-; bound at the top level or in a class or instance (a function's equations are one definition:
-; `merge_clauses` in languages.py; a top-level signature is not one, its equations are; local
-; `let` and `where` bindings are not definitions).
+; bound at the top level or in a class or instance (a function's type signature and equations
+; are one definition: `merge_clauses` in languages.py; local `let` and `where` bindings are not
+; definitions).
 
 (header module: (module) @name) @definition.module
 
@@ -20,6 +20,8 @@
 (newtype_constructor name: (constructor) @name) @definition.constructor
 (field name: (field_name (variable) @name)) @definition.field
 
+(declarations (signature name: (variable) @name) @definition.function)
+(declarations (signature names: (binding_list name: (variable) @name @definition.function)))
 (declarations (function name: (variable) @name) @definition.function)
 (declarations (bind name: (variable) @name) @definition.function)
 (class_declarations (signature name: (variable) @name) @definition.function)
