@@ -223,7 +223,8 @@ def measure(
             continue
         lines: dict[str, list[int]] = defaultdict(list)
         compared: list[tuple[str, int]] = []
-        merged = detected.language in QUERIES and QUERIES[detected.language].merge_clauses
+        spec = QUERIES.get(detected.language)
+        merged = getattr(spec, "merge_clauses", False)  # (older code has no such setting)
         for definition in outcome.symbols.definitions:
             at = [definition.line + 1]
             if merged:  # one definition for a function's equations: each of its lines counts
