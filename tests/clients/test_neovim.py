@@ -97,3 +97,52 @@ def test_a_first_index_shows_partial_answers_in_the_neovim_views(tmp_path: Path)
     }
     report = run_script(tmp_path, "test_partial.lua", files)
     assert report.count("ok   - ") == 9, report
+
+
+def test_workspace_symbol_finds_definitions_in_every_language_first(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        "billing/ledger.py": (
+            '"""Ledger checks."""\n\n\ndef reconcile_ledger(entries):\n    return sorted(entries)\n'
+        ),
+        "billing/report.py": (
+            "from billing.ledger import reconcile_ledger\n\n\n"
+            "def monthly(entries):\n    return reconcile_ledger(entries)\n"
+        ),
+        "svc/ledger.go": (
+            "package svc\n\nfunc ReconcileLedger(entries []int) []int {\n\treturn entries\n}\n"
+        ),
+        "svc/report.go": (
+            "package svc\n\nfunc Monthly(entries []int) []int {\n"
+            "\treturn ReconcileLedger(entries)\n}\n"
+        ),
+        "lua/ledger.lua": (
+            "local M = {}\n\nfunction M.reconcile_ledger(entries)\n  return entries\nend\n\n"
+            "return M\n"
+        ),
+        "web/ledger.ts": (
+            "export function reconcileLedger(entries: number[]): number[] {\n  return entries;\n}\n"
+        ),
+    }
+    report = run_script(tmp_path, "test_workspace_symbol.lua", files)
+    assert report.count("ok   - ") == 15, report
+
+
+def test_references_by_name_fill_the_quickfix_list(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        "billing/ledger.py": (
+            '"""Ledger checks."""\n\n\ndef reconcile_ledger(entries):\n    return sorted(entries)\n'
+        ),
+        "billing/report.py": (
+            "from billing.ledger import reconcile_ledger\n\n\n"
+            "def monthly(entries):\n    return reconcile_ledger(entries)\n"
+        ),
+        "lua/ledger.lua": (
+            "local M = {}\n\nfunction M.reconcile_ledger(entries)\n  return entries\nend\n\n"
+            "return M\n"
+        ),
+        "lua/main.lua": (
+            "local ledger = require('ledger')\n\nprint(ledger.reconcile_ledger({}))\n"
+        ),
+    }
+    report = run_script(tmp_path, "test_references.lua", files)
+    assert report.count("ok   - ") == 15, report

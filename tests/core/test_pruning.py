@@ -170,3 +170,45 @@ def test_a_save_that_keeps_document_frequencies_updates_no_other_norm() -> None:
     for query in ("own7 common", "brandnew", "shared3 common"):
         expected = reference_cosine(final, query, 5)
         _same([(r.id, r.score) for r in kb.search(query, 5)], expected)
+
+
+def _ranked(store: BM25Stream, queries: list[str]) -> list[list[tuple[str, float]]]:
+    return [[(r.id, r.score) for r in store.search(query, 10)] for query in queries]
+
+
+def test_sparse_scoring_ranks_and_scores_exactly_as_the_dense_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Short postings are summed without an array as long as the index: the same documents,
+    the same floats (not merely close), deleted documents left out, ties at the boundary kept."""
+    documents = _corpus(3_000, seed=11)
+    documents += [Document(f"tie{i:02d}", "tiealpha tiebeta") for i in range(15)]
+    stream = BM25Stream(max_documents=10_000)
+    stream.replace_documents((), documents)
+    stream.replace_documents([d.id for d in documents[::7]], [])  # dead slots
+    queries = [*_queries(seed=12), "tiealpha tiebeta", "word399", "word398 word3"]
+    monkeypatch.setattr(pruning, "SPARSE_SHARE", 10**12)
+    dense = _ranked(stream, queries)
+    monkeypatch.setattr(pruning, "SPARSE_SHARE", 1)
+    sparse = _ranked(stream, queries)
+    assert sparse == dense
+    alive = [d.id for n, d in enumerate(documents) if n % 7 and d.id.startswith("tie")]
+    assert len(alive) > 10 and [i for i, _ in dense[-3]] == alive[:10]
+
+
+def test_a_query_with_few_postings_allocates_nothing_as_long_as_the_index() -> None:
+    import tracemalloc
+
+    count = 100_000
+    documents = [Document(f"d{i}", f"filler{i % 50} unique{i}") for i in range(count)]
+    stream = BM25Stream(max_documents=200_000)
+    stream.replace_documents((), documents)
+    stream.search("unique5 unique7", 2)  # weighs and caches what it can
+    tracemalloc.start()
+    try:
+        results = stream.search("unique5 unique7", 2)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert {r.id for r in results} == {"d5", "d7"}
+    assert peak < count * 8 // 4  # a float per slot would be 800 KB

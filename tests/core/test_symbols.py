@@ -46,6 +46,38 @@ def test_match_tiers(name: str, tier: int | None) -> None:
     assert match_tier("render", name) == tier
 
 
+@pytest.mark.parametrize(
+    ("name", "tier"),
+    [
+        ("ReconcileLedger", EXACT),
+        ("reconcile_ledger", EXACT),
+        ("reconcile-ledger", EXACT),
+        ("reconcileLedgerEntries", PREFIX),
+        ("pre_reconcile_ledger", SUB_TOKEN),
+        ("autoreconcileledger", SUBSTRING),
+    ],
+)
+def test_names_match_whatever_their_separators(name: str, tier: int) -> None:
+    assert match_tier("reconcileledger", name) == tier
+
+
+@pytest.mark.parametrize("query", ["reconcile_ledger", "reconcile ledger", "ReconcileLedger"])
+def test_a_query_finds_a_name_in_every_style(query: str) -> None:
+    index = SymbolIndex()
+    index.replace(
+        [
+            ("ledger.py", symbols("reconcile_ledger")),
+            ("ledger.go", symbols("ReconcileLedger")),
+            ("ledger.ts", symbols("reconcileLedger")),
+            ("other.py", symbols("reconcile", "ledger")),
+        ]
+    )
+    found = index.search(query, 10)
+    assert {m.path for m in found[:3]} == {"ledger.py", "ledger.go", "ledger.ts"}
+    assert {m.tier for m in found[:3]} == {EXACT}
+    assert all(m.path != "other.py" for m in found)
+
+
 def test_results_are_ranked_by_tier_then_definitions_then_non_tests() -> None:
     index = SymbolIndex()
     index.replace(

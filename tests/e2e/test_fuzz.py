@@ -37,12 +37,29 @@ METHODS = [
     "rag/sessions",
     "rag/createSession",
     "rag/closeSession",
+    "rag/definitions",
+    "rag/references",
     "workspace/symbol",
     "textDocument/hover",
     "rag/nothing",
     "unknown",
 ]
-FIELDS = ["query", "topK", "session", "path", "force", "ifIdle", "content", "metadata", "id"]
+FIELDS = [
+    "query",
+    "topK",
+    "session",
+    "path",
+    "force",
+    "ifIdle",
+    "content",
+    "metadata",
+    "id",
+    "name",
+    "match",
+    "limit",
+    "uri",
+    "position",
+]
 SEED = int(os.environ.get("RAGLS_FUZZ_SEED", str(random.SystemRandom().randrange(1 << 30))))
 
 

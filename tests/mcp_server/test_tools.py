@@ -80,6 +80,10 @@ async def test_the_tools_are_listed_with_bounded_schemas(tools: RaglsTools) -> N
             "index_status",
             "list_roots",
             "reindex",
+            "find_symbol",
+            "find_references",
+            "outline",
+            "repo_map",
         }
         top_k = listed["search_code"].input_schema["properties"]["top_k"]
         assert (top_k["minimum"], top_k["maximum"]) == (1, 50)

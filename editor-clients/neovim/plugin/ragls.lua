@@ -9,11 +9,17 @@ vim.api.nvim_create_user_command('Ragls', function(opts)
 end, {
   nargs = '+',
   bang = true,
-  desc = 'ragls: search, context, index[!], status',
+  desc = 'ragls: search, context, index[!], explain, references, status',
   complete = function(arg_lead, cmdline)
     return require('ragls.commands').complete(arg_lead, cmdline)
   end,
 })
+
+-- Uses of a name (default: the identifier under the cursor) by name, for languages whose own
+-- server gives no references.
+vim.api.nvim_create_user_command('RaglsReferences', function(opts)
+  require('ragls.commands').references(opts.args)
+end, { nargs = '?', desc = 'ragls: references by name (quickfix)' })
 
 -- <Plug> mappings only; map them yourself, e.g.
 --   vim.keymap.set('n', '<leader>rs', '<Plug>(ragls-search)')

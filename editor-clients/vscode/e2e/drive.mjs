@@ -1,7 +1,8 @@
 // Drives the packaged extension in a real workbench through what a user does, waiting on
-// conditions (never retrying a step): search and open a hit at its line, copy a context prompt,
-// edit a file and find the edit, watch the status bar and the status report follow, add a second
-// workspace folder and search it, kill the daemon and see the extension restart it.
+// conditions (never retrying a step): go to a symbol defined in four languages and find its
+// references by name, search and open a hit at its line, copy a context prompt, edit a file and
+// find the edit, watch the status bar and the status report follow, add a second workspace
+// folder and search it, kill the daemon and see the extension restart it.
 // Exits non-zero naming the step that failed; screenshots and the page's text go to RESULTS.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -125,6 +126,44 @@ try {
   if (!/### Not indexed/.test(first)) throw new Error(`the report shows no skip reasons:\n${first}`);
   await page.screenshot({ path: join(results, 'vscode-status.png') });
   ok(`a click on the status bar item opens the full status (generation ${generation0}, skip reasons listed)`);
+
+  step = 'Go to Symbol in Workspace';
+  // The workbench's own quick pick ('#' in quick open), answered through the language client's
+  // workspace/symbol: a name defined in Go, Python, TypeScript and Lua (run-e2e.sh writes them).
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input:visible').fill('#reconcile');
+  const symbolRows = page.locator('.quick-input-list .monaco-list-row');
+  const symbolTexts = await until('the definitions of the four languages in Go to Symbol in Workspace', async () => {
+    const rows = (await symbolRows.allInnerTexts()).map(clean);
+    const wanted = ['ledger.go', 'ledger.py', 'ledger.ts', 'ledger.lua'];
+    return wanted.every((file) => rows.some((row) => row.includes(file))) ? rows : undefined;
+  }, 30000);
+  console.log(`# Go to Symbol in Workspace, "reconcile":\n#   ${symbolTexts.map((row) => row.replace(/\n/g, ' | ')).join('\n#   ')}`);
+  await page.screenshot({ path: join(results, 'vscode-workspace-symbol.png') });
+  await symbolRows.filter({ hasText: 'ReconcileLedger' }).filter({ hasText: 'ledger.go' }).first().click();
+  await page.locator('.tab.active', { hasText: 'ledger.go' }).waitFor({ timeout: 10000 });
+  await page.locator('.statusbar-item', { hasText: 'Ln 3,' }).first().waitFor({ timeout: 10000 });
+  ok('Go to Symbol in Workspace lists ReconcileLedger (Go), reconcile_ledger (Python, Lua) and reconcileLedger (TypeScript); the Go definition opens at line 3');
+
+  step = 'Find References by Name';
+  // From the definition Go to Symbol opened: the name under the cursor, looked up by name
+  // (rag/references); the quick pick lists the definition, then the call in report.go.
+  await runCommand('ragls: Find References by Name');
+  const placeRows = page.locator('.quick-input-list .monaco-list-row');
+  const callRow = placeRows.filter({ hasText: 'polyglot/report.go:4' }).first();
+  await callRow.waitFor({ timeout: 20000 });
+  const placeTexts = (await placeRows.allInnerTexts()).map(clean);
+  console.log(`# Find References by Name, "ReconcileLedger":\n#   ${placeTexts.map((row) => row.replace(/\n/g, ' | ')).join('\n#   ')}`);
+  if (!/polyglot\/ledger\.go:3/.test(placeTexts[0] ?? '') || !/definition/.test(placeTexts[0] ?? '')) {
+    throw new Error(`the definition is not listed first: ${placeTexts.join(' / ')}`);
+  }
+  if (!/in Monthly/.test(await text(callRow))) throw new Error(`the call does not say where it is: ${await text(callRow)}`);
+  await page.screenshot({ path: join(results, 'vscode-references.png') });
+  await callRow.click();
+  await page.locator('.tab.active', { hasText: 'report.go' }).waitFor({ timeout: 10000 });
+  await page.locator('.statusbar-item', { hasText: 'Ln 4,' }).first().waitFor({ timeout: 10000 });
+  ok('Find References by Name on ReconcileLedger lists its definition first, then the call in Monthly (report.go:4), and opens it');
 
   step = 'search and open the hit at its line';
   const rowText = await search('reciprocal rank fusion rrf_fuse', /core\/fusion\.py:\d+/, { open: true, shot: 'vscode-search.png' });

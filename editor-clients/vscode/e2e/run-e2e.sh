@@ -19,6 +19,15 @@ repo=$(git -C "$here" rev-parse --show-toplevel)
 mkdir -p "$project" "$scratch/notes" "$here/results"
 git -C "$repo" ls-files -z | (cd "$repo" && xargs -0 cp --parents -t "$project")
 printf '# Field notes\n\nThe wombat migration runs every night at two.\n' > "$scratch/notes/wombat.md"
+# A small corpus in four languages for "Go to Symbol in Workspace": one name defined in Go,
+# Python, TypeScript and Lua (each spelled as its language does) and called from Go and Python.
+mkdir -p "$project/polyglot"
+printf 'package polyglot\n\nfunc ReconcileLedger(entries []int) []int {\n\treturn entries\n}\n' > "$project/polyglot/ledger.go"
+printf 'package polyglot\n\nfunc Monthly(entries []int) []int {\n\treturn ReconcileLedger(entries)\n}\n' > "$project/polyglot/report.go"
+printf '# Ledger checks.\n\n\ndef reconcile_ledger(entries):\n    return sorted(entries)\n' > "$project/polyglot/ledger.py"
+printf 'from ledger import reconcile_ledger\n\n\ndef monthly(entries):\n    return reconcile_ledger(entries)\n' > "$project/polyglot/report.py"
+printf 'export function reconcileLedger(entries: number[]): number[] {\n  return entries;\n}\n' > "$project/polyglot/ledger.ts"
+printf 'local M = {}\n\nfunction M.reconcile_ledger(entries)\n  return entries\nend\n\nreturn M\n' > "$project/polyglot/ledger.lua"
 printf '{ "folders": [ { "path": "project" } ] }\n' > "$scratch/shop.code-workspace"
 mkdir -p "$scratch/user/User" "$scratch/user/Machine"
 # No ragls.daemon.* setting: the extension must find the daemon itself, here in the workspace's

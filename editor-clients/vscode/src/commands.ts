@@ -1,6 +1,8 @@
 // The commands of the extension, written against VscodeApi and RaglsApi only.
-import type { CancellationTokenLike, PathExplanation, RaglsApi, SearchResult, Status } from './protocol';
+import type { CancellationTokenLike, PathExplanation, RaglsApi, ReferencesAnswer, SearchResult, Status } from './protocol';
 import { errorMessage, partialNote } from './protocol';
+import { basename, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { statusReport } from './statusView';
 import type { Folder, PickItem, VscodeApi } from './vscodeapi';
 
@@ -34,6 +36,47 @@ export function resultItem(result: SearchResult, folder?: Folder): PickItem<Hit>
   const symbol = meta.symbol ? `${meta.kind ?? ''} ${meta.symbol}`.trim() : '';
   const preview = result.content.split('\n').find((line) => line.trim() !== '') ?? '';
   return { label: where, description: symbol, detail: preview.trim().slice(0, 200), value: { result, folder } };
+}
+
+/** Where a definition or a use of a name is: the file's folder and name, its 1-based line. */
+export interface Place {
+  folder: string;
+  file: string;
+  line: number;
+}
+
+function placeOf(uri: string, line: number): Place {
+  const path = fileURLToPath(uri);
+  return { folder: dirname(path), file: basename(path), line: line + 1 };
+}
+
+/**
+ * A rag/references answer as quick-pick items: the definitions first, then each use with the
+ * definition it is inside and its line. With several workspace folders, a path is prefixed with
+ * its folder's name (the answer says which session, i.e. folder URI, holds each file).
+ */
+export function referenceItems(answer: ReferencesAnswer, folders: Folder[] = []): PickItem<Place>[] {
+  const prefix = (session: string) => {
+    if (folders.length <= 1) return '';
+    const folder = folders.find((f) => f.uri === session || pathToFileURL(f.path).href === session);
+    return `${folder?.name ?? basename(fileURLToPath(session))}/`;
+  };
+  const definitions = answer.definitions.map((d) => {
+    const line = d.selectionRange.start.line;
+    return {
+      label: `${prefix(d.session)}${d.path}:${line + 1}`,
+      description: `definition: ${d.kind} ${d.container ? `${d.container}.` : ''}${d.name}`,
+      detail: d.signature ?? undefined,
+      value: placeOf(d.uri, line),
+    };
+  });
+  const uses = answer.files.flatMap((file) => file.references.map((r) => ({
+    label: `${prefix(file.session)}${file.path}:${r.range.start.line + 1}`,
+    description: r.enclosing ? `in ${r.enclosing}` : '',
+    detail: r.text ?? undefined,
+    value: placeOf(file.uri, r.range.start.line),
+  })));
+  return [...definitions, ...uses];
 }
 
 export function explanationText(found: PathExplanation): string {
@@ -125,6 +168,37 @@ export class Commands {
     const lists = answers.map(({ folder, answer }) => ({ folder, results: answer.results }));
     const partial = answers.filter(({ answer }) => answer.partial).map(({ folder, answer }) => `${folder.name}: ${partialNote(answer)}`);
     return { hits: fuseFolders(lists, topK), partial: partial.length > 0 ? partial.join('; ') : undefined };
+  }
+
+  /**
+   * "Find References by Name": the definitions and uses of ``name`` (default: the identifier
+   * under the cursor, else asked for) in every workspace folder, matched by name with no type
+   * resolution (for languages whose own server gives none), in a quick pick that opens the
+   * chosen one. Returns how many places were listed.
+   */
+  async findReferencesByName(name?: string): Promise<number> {
+    const api = this.api();
+    if (!api) return 0;
+    const wanted = (name ?? this.vscode.wordAtCursor() ?? (await this.vscode.showInputBox('Find references to the name', 'parse_config')))?.trim();
+    if (!wanted) return 0;
+    let answer: ReferencesAnswer;
+    try {
+      answer = await api.references(wanted); // every workspace folder's index answers, merged
+    } catch (error) {
+      this.vscode.showErrorMessage(`ragls: ${errorMessage(error)}`);
+      return 0;
+    }
+    const items = referenceItems(answer, this.vscode.folders());
+    if (items.length === 0) {
+      this.vscode.showInformationMessage(`ragls: no definitions or references named ${wanted}`);
+      return 0;
+    }
+    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+    const shown = items.length - answer.definitions.length;
+    const uses = `${count(answer.total, 'reference')}${answer.truncated ? `, the first ${shown} shown` : ''}`;
+    const chosen = await this.vscode.showQuickPick(items, `${wanted}: ${count(answer.definitions.length, 'definition')}, ${uses} (matched by name)`);
+    if (chosen) await this.vscode.openFileAt(chosen.value.folder, chosen.value.file, chosen.value.line, chosen.value.line);
+    return items.length;
   }
 
   async copyContextPrompt(): Promise<string | undefined> {

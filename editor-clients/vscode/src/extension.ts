@@ -23,6 +23,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<RaglsE
     running,
     registerReports(),
     vscode.commands.registerCommand('ragls.search', (query?: string) => commands.search(query ?? '')),
+    vscode.commands.registerCommand('ragls.findReferencesByName', (name?: string) =>
+      commands.findReferencesByName(typeof name === 'string' ? name : undefined)),
     vscode.commands.registerCommand('ragls.copyContextPrompt', () => commands.copyContextPrompt()),
     vscode.commands.registerCommand('ragls.reindex', () => commands.reindex(true)),
     vscode.commands.registerCommand('ragls.showStatus', () => commands.showStatus()),

@@ -258,9 +258,62 @@ export class RaglsApi {
     return answer.removed;
   }
 
+  /** The uses of ``name`` (rag/references; by name, no type resolution) and its definitions;
+   *  without ``session`` every indexed workspace folder answers, merged. */
+  references(name: string, session?: string): Promise<ReferencesAnswer> {
+    return this.connection.sendRequest<ReferencesAnswer>('rag/references', { name, session });
+  }
+
   onIndexUpdated(handler: (update: IndexUpdated) => void): Disposable {
     return this.connection.onNotification(INDEX_UPDATED, handler);
   }
+}
+
+/** A 0-based LSP range (columns in UTF-16 code units). */
+export interface Range {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+}
+
+/** A definition of a name (rag/definitions, and the definitions a rag/references answer carries). */
+export interface SymbolDefinition {
+  /** The session (workspace folder URI) whose index holds it. */
+  session: string;
+  uri: string;
+  /** Relative to the session's folder. */
+  path: string;
+  name: string;
+  kind: string;
+  /** The qualified enclosing definition; "" at the top level. */
+  container: string;
+  /** From the name to the end of the definition. */
+  range: Range;
+  /** The name. */
+  selectionRange: Range;
+  /** The definition's first line, trimmed; null where the index holds no such line. */
+  signature: string | null;
+  doc?: string[];
+}
+
+/** One use of a name, matched by name (no type resolution). */
+export interface SymbolReference {
+  range: Range;
+  kind: string;
+  /** The qualified name of the definition the use is inside; null at a file's top level. */
+  enclosing: string | null;
+  enclosingKind: string | null;
+  /** The line, trimmed. */
+  text: string | null;
+}
+
+/** A rag/references answer (protocol.md): the uses grouped by file, and the name's definitions. */
+export interface ReferencesAnswer {
+  name: string;
+  files: { session: string; uri: string; path: string; references: SymbolReference[] }[];
+  /** Every reference to the name, before the limit. */
+  total: number;
+  truncated: boolean;
+  definitions: SymbolDefinition[];
 }
 
 /** The message of a JSON-RPC error (or any error), for showing to the user. */

@@ -48,6 +48,8 @@ export interface VscodeApi {
   activeSelection(): { text: string; file?: string; startLine?: number } | undefined;
   /** The absolute path of the active editor's file, if it is one on disk. */
   activeFilePath(): string | undefined;
+  /** The identifier under the active editor's cursor, if any. */
+  wordAtCursor(): string | undefined;
   /** The workspace folders, in order. */
   folders(): Folder[];
   /** The URI of the workspace folder holding ``path``, if any. */
@@ -130,6 +132,12 @@ export function realVscodeApi(): VscodeApi {
     activeFilePath() {
       const uri = vscode.window.activeTextEditor?.document.uri;
       return uri?.scheme === 'file' ? uri.fsPath : undefined;
+    },
+    wordAtCursor() {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return undefined;
+      const range = editor.document.getWordRangeAtPosition(editor.selection.active);
+      return range ? editor.document.getText(range) : undefined;
     },
     folders() {
       return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), path: f.uri.fsPath, name: f.name }));

@@ -65,12 +65,16 @@ export class FakeVscode implements VscodeApi {
     this.picks.push(pick);
     return pick;
   }
-  async showQuickPick<T>(items: PickItem<T>[]): Promise<PickItem<T> | undefined> {
+  placeholders: string[] = [];
+  async showQuickPick<T>(items: PickItem<T>[], placeholder: string): Promise<PickItem<T> | undefined> {
+    this.placeholders.push(placeholder);
     const index = this.quickPickAnswers.shift();
     return index === undefined ? undefined : items[index];
   }
   async showInputBox(): Promise<string | undefined> { return this.inputs.shift(); }
   activeFilePath() { return this.activeFile; }
+  word: string | undefined;
+  wordAtCursor() { return this.word; }
   showInformationMessage(message: string) { this.info.push(message); }
   showErrorMessage(message: string) { this.errors.push(message); }
   async writeClipboard(text: string) { this.clipboard = text; }

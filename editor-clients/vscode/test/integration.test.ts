@@ -2,7 +2,7 @@
 // RAGLS_PYTHON names a Python with ragls installed (make test sets it).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -147,4 +147,21 @@ test('the status bar and the report render the real rag/sessions answer', async 
   const report = statusReport(statuses, Date.now());
   assert.match(report, /\| Files \| \d+ \|/);
   assert.match(report, /\| Watcher \| watching \(\d+ watches\) \|/);
+});
+
+test('references by name through the extension client code (rag/references)', async () => {
+  const answer = await api.references('verify');
+  assert.equal(answer.name, 'verify');
+  assert.deepEqual(answer.definitions, []); // called in src/auth.py, defined nowhere
+  assert.equal(answer.total, 1);
+  assert.equal(answer.truncated, false);
+  assert.equal(answer.files.length, 1);
+  const [file] = answer.files;
+  assert.equal(file.path, 'src/auth.py');
+  assert.equal(file.uri, pathToFileURL(join(realpathSync(workspace), 'src', 'auth.py')).href);
+  assert.deepEqual(file.references.map((r) => ({ line: r.range.start.line, character: r.range.start.character, enclosing: r.enclosing, text: r.text })),
+    [{ line: 1, character: 11, enclosing: 'login', text: 'return verify(password)' }]);
+  const login = (await api.references('login')).definitions;
+  assert.deepEqual(login.map((d) => ({ path: d.path, kind: d.kind, line: d.selectionRange.start.line, signature: d.signature })),
+    [{ path: 'src/auth.py', kind: 'function', line: 0, signature: 'def login(user, password):' }]);
 });

@@ -29,6 +29,9 @@ BOUND_MARGIN = 1.0 + 1e-6
 # A threshold check costs a pass over the score array; it is only worth it before a term whose
 # postings are at least this long (or a sixteenth of the slots).
 CHECK_MIN_POSTINGS = 20_000
+# A query whose postings number at most 1/SPARSE_SHARE of the slots is scored sparsely: sorting
+# its slots costs less than an array as long as the index (:func:`_sparse_top`).
+SPARSE_SHARE = 16
 
 
 @dataclass(slots=True)
@@ -42,6 +45,11 @@ class QueryTerm:
     # ``weigh`` of each part, when the caller keeps it (a term asked again while the index is
     # unchanged costs no arithmetic then; the values are the same).
     weighed: list[FloatArray] | None = None
+    # Called once ``weighed`` is filled, for a term worth keeping: every part is weighed the
+    # first time a search scores the whole postings, never for a term pruning skips (whose
+    # candidates alone are weighed: at 16x the standard library, weighing the long postings of
+    # every query's common words up front took more than a third of a search).
+    on_weighed: Callable[[QueryTerm], None] | None = None
 
     @property
     def size(self) -> int:
@@ -49,6 +57,9 @@ class QueryTerm:
 
     def contributions(self, number: int) -> FloatArray:
         """Every posting's contribution in part ``number``."""
+        if self.weighed is None and self.on_weighed is not None:
+            self.weighed = [self.weigh(slots, values) for slots, values in self.parts]
+            self.on_weighed(self)
         if self.weighed is not None:
             return self.weighed[number]
         slots, values = self.parts[number]
@@ -86,11 +97,15 @@ def top_arrays(
     """:func:`top_documents` as (slots, scores) arrays, in no particular order."""
     stats = stats if stats is not None else PruningStats()
     ordered = sorted(terms, key=lambda term: term.size)
+    check_from = max(CHECK_MIN_POSTINGS, slot_count // 16)
+    if len(ordered) < 2 or ordered[-1].size < check_from:  # the dense path would not prune
+        postings = sum(term.size for term in ordered)
+        if postings * SPARSE_SHARE <= slot_count:
+            return _sparse_top(ordered, dead, top_k, stats)
     suffix = [0.0] * (len(ordered) + 1)
     for position in range(len(ordered) - 1, -1, -1):
         suffix[position] = suffix[position + 1] + ordered[position].bound * BOUND_MARGIN
     scores = np.zeros(slot_count)
-    check_from = max(CHECK_MIN_POSTINGS, slot_count // 16)
     for position, term in enumerate(ordered):
         if position > 0 and term.size >= check_from:
             candidates = _live_nonzero(scores, dead)
@@ -108,6 +123,39 @@ def top_arrays(
             scores[slots] += term.contributions(number)
             stats.postings_scored += len(slots)
     return _ranked(_live_nonzero(scores, dead), scores, top_k)
+
+
+def _sparse_top(
+    ordered: list[QueryTerm], dead: SlotArray, top_k: int, stats: PruningStats
+) -> tuple[SlotArray, FloatArray]:
+    """:func:`top_arrays` for postings much shorter than the index: the slots they name are
+    summed with ``bincount`` (in the same order as the dense path's adds, so to the same
+    floats) instead of in an array as long as the index, which a search would otherwise
+    allocate and scan whole, however few documents match (at 16x the standard library, 880,000
+    slots a view)."""
+    slot_parts: list[SlotArray] = []
+    value_parts: list[FloatArray] = []
+    for term in ordered:
+        for number, (slots, _) in enumerate(term.parts):
+            if len(slots):
+                slot_parts.append(slots)
+                value_parts.append(term.contributions(number))
+                stats.postings_scored += len(slots)
+    if not slot_parts:
+        return np.zeros(0, np.int32), np.zeros(0)
+    found, inverse = np.unique(np.concatenate(slot_parts), return_inverse=True)
+    summed: FloatArray = np.bincount(
+        inverse, np.concatenate(value_parts).astype(np.float64, copy=False), len(found)
+    ).astype(np.float64, copy=False)
+    if len(dead):
+        summed[np.isin(found, dead)] = 0.0
+    live = np.flatnonzero(summed > 0.0)
+    values = summed[live]
+    if len(live) > top_k:
+        kth = np.partition(values, len(values) - top_k)[len(values) - top_k]
+        kept = values >= kth
+        live, values = live[kept], values[kept]
+    return found[live].astype(np.int32, copy=False), values
 
 
 def _live_nonzero(scores: FloatArray, dead: SlotArray) -> SlotArray:

@@ -4,7 +4,9 @@ Ingestion extracts one :class:`FileSymbols` per code file from the parse it chun
 (``ragls.ingest.tags``); :class:`SymbolIndex` keeps them by path, replaced file by file as the
 indexer commits, and answers name queries (``workspace/symbol``) ranked by
 :func:`match_tier` (exact > prefix > sub-token > fuzzy), then definitions before references,
-then files outside tests before test files, then shorter names, path and line.
+then files outside tests before test files, then shorter names, path and line. Queries and names
+are compared in lower case and without separators or spaces (:func:`compact`): a query written
+``reconcile_ledger`` or ``reconcile ledger`` finds ``ReconcileLedger`` in every language's style.
 
 Per-file values are compact because a large workspace holds millions of them: a definition is a
 tuple, references are parallel tuples of names and one array of integers, and names are interned
@@ -17,8 +19,10 @@ import re
 import sys
 import threading
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import NamedTuple
 
 from ragls.core.ranking.rules import ROLES
@@ -28,6 +32,7 @@ _TEST_PATH = next(role.path for role in ROLES if role.name == "test")
 
 EXACT, PREFIX, SUB_TOKEN, SUBSTRING, FUZZY = range(5)
 _SEPARATORS = "_-.$:"
+_GAPS = re.compile(r"[\s_\-.$:]+")
 _REFERENCE_FIELDS = 5  # per reference: kind index, line, column, end column, enclosing definition
 
 
@@ -95,6 +100,15 @@ class FileSymbols:
 NO_SYMBOLS = FileSymbols()
 
 
+class SymbolView(NamedTuple):
+    """A read-only view of the index, valid while :meth:`SymbolIndex.locked` holds its lock:
+    each file's symbols, and name -> {path: how many definitions / references of it}."""
+
+    files: Mapping[str, FileSymbols]
+    definition_files: Mapping[str, Mapping[str, int]]
+    reference_files: Mapping[str, Mapping[str, int]]
+
+
 class SymbolMatch(NamedTuple):
     """One answer to a name query: a definition, or a reference (``definition`` None)."""
 
@@ -120,18 +134,30 @@ def _sub_token_starts(name: str) -> Iterator[int]:
             yield index
 
 
+def compact(text: str) -> str:
+    """``text`` in lower case without separators or spaces: how queries and names are compared,
+    so ``reconcile_ledger``, ``reconcile ledger`` and ``ReconcileLedger`` are the same name."""
+    return _GAPS.sub("", text.lower())
+
+
 def match_tier(query: str, name: str) -> int | None:
-    """How well ``name`` matches ``query`` (both compared case-insensitively; ``query`` already
-    lower case): EXACT, PREFIX, SUB_TOKEN (a part of the name starts with it), SUBSTRING,
-    FUZZY (its characters in order), or None."""
+    """How well ``name`` matches ``query`` (compared case-insensitively; ``query`` already
+    lower case, and :func:`compact` for name queries): EXACT, PREFIX (both also when the name
+    written without its separators is, or starts with, the query), SUB_TOKEN (a part of the
+    name starts with it), SUBSTRING, FUZZY (its characters in order), or None."""
     lower = name.lower()
     if lower == query:
         return EXACT
     if lower.startswith(query):
         return PREFIX
-    position = lower.find(query)
-    if position >= 0:
-        if any(lower.startswith(query, start) for start in _sub_token_starts(name)):
+    flat = compact(name) if _GAPS.search(lower) else lower
+    if flat == query:
+        return EXACT
+    if flat.startswith(query):
+        return PREFIX
+    if query in flat:
+        starts = _sub_token_starts(name)
+        if any(compact(name[start:]).startswith(query) for start in starts):
             return SUB_TOKEN
         return SUBSTRING
     cursor = 0
@@ -158,6 +184,7 @@ class SymbolIndex:
         self._reference_files: dict[str, dict[str, int]] = {}
         self.definition_count = 0
         self.reference_count = 0
+        self.version = 0  # changes with every change of the index (for caches built on it)
 
     def __len__(self) -> int:
         return len(self._files)
@@ -170,9 +197,21 @@ class SymbolIndex:
         with self._lock:
             return list(self._files)
 
+    @contextmanager
+    def locked(self) -> Iterator[SymbolView]:
+        """The index, unchanged until the block ends (commits wait for it): for queries that
+        read more than one file. Keep the block short; it holds back the indexer's commit."""
+        with self._lock:
+            yield SymbolView(
+                MappingProxyType(self._files),
+                MappingProxyType(self._definition_files),
+                MappingProxyType(self._reference_files),
+            )
+
     def replace(self, changes: Iterable[tuple[str, FileSymbols | None]]) -> None:
         """Set each path's symbols (None or empty symbols: the file holds none)."""
         with self._lock:
+            self.version += 1
             for path, symbols in changes:
                 old = self._files.pop(path, None)
                 if old is not None:
@@ -183,6 +222,7 @@ class SymbolIndex:
 
     def clear(self) -> None:
         with self._lock:
+            self.version += 1
             self._files.clear()
             self._definition_files.clear()
             self._reference_files.clear()
@@ -209,7 +249,7 @@ class SymbolIndex:
         """The best ``limit`` symbols whose name matches ``query`` (see the module doc); a
         blank query gives the definitions of files outside tests, by name. References are
         looked at only when the definitions found are fewer than ``limit``."""
-        needle = query.strip().lower()
+        needle = compact(query)
         with self._lock:
             found = self._matches(needle, self._definition_files, limit, definitions=True)
             if references and len(found) < limit and needle:

@@ -31,6 +31,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragls.core import spill
 from ragls.core.batches import EncodedBatch, analyze_documents
 from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document, IndexedStream
@@ -176,6 +177,12 @@ class FileIndexer:
         """How many chunks the current generation holds for the file (None: not held)."""
         record = self._records.get(relative)
         return None if record is None or record.skip is not None else len(record.documents)
+
+    def documents_of(self, relative: str) -> tuple[Document, ...]:
+        """The committed generation's chunks of one file (empty: not held), as indexing read
+        them (secrets masked): what structure answers quote source lines from."""
+        record = self._records.get(relative)
+        return () if record is None or record.skip is not None else tuple(record.documents)
 
     def indexed_files(self) -> list[str]:
         """Paths (relative to the root) of the files the current generation holds, sorted."""
@@ -607,7 +614,7 @@ def _apply(
         candidate,
         processed.size,
         processed.read_ns,
-        processed.documents,
+        spill.hold(processed.documents),  # texts into the page cache (ragls.core.spill)
         processed.skip,
         processed.symbols,
     )

@@ -17,6 +17,9 @@ import attrs
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ragls.core.validation import MAX_QUERY_CHARS, MAX_TOP_K
+from ragls.service.structure import MAX_DEFINITIONS, MAX_REFERENCES
+
+MAX_SYMBOL_NAME_CHARS = 1_000
 
 T = TypeVar("T")
 
@@ -93,6 +96,32 @@ class ExplainParams:
 
 
 @attrs.frozen
+class DefinitionsParams:
+    """rag/definitions: ``match`` is "exact", "glob" or "fuzzy" (checked by the handler)."""
+
+    name: str = attrs.field(
+        default="", metadata=wire("name", required=True, max_chars=MAX_SYMBOL_NAME_CHARS)
+    )
+    match: str = attrs.field(default="exact", metadata=wire("match", max_chars=16))
+    limit: int = attrs.field(default=50, metadata=wire("limit", low=1, high=MAX_DEFINITIONS))
+    session: str | None = attrs.field(default=None, metadata=wire("session"))
+
+
+@attrs.frozen
+class ReferencesParams:
+    """rag/references: a ``name``, or a file (``uri`` or ``path``) and a ``position`` in it."""
+
+    name: str | None = attrs.field(
+        default=None, metadata=wire("name", max_chars=MAX_SYMBOL_NAME_CHARS)
+    )
+    uri: str | None = attrs.field(default=None, metadata=wire("uri"))
+    path: str | None = attrs.field(default=None, metadata=wire("path"))
+    position: dict[str, int] | None = attrs.field(default=None, metadata=wire("position"))
+    limit: int = attrs.field(default=200, metadata=wire("limit", low=1, high=MAX_REFERENCES))
+    session: str | None = attrs.field(default=None, metadata=wire("session"))
+
+
+@attrs.frozen
 class NamedSessionParams:
     """rag/createSession and rag/closeSession."""
 
@@ -150,6 +179,14 @@ def _read(name: str, value: Any, declared: Any, spec: Mapping[str, Any]) -> Any:
             if not isinstance(item, str):
                 raise JsonRpcInvalidParams(f"{name}.{key} must be a string, got {_kind(item)}")
         return dict(value)
+    if kind == "dict[str, int] | None":  # an LSP Position: {line, character}, both >= 0
+        if not isinstance(value, Mapping):
+            raise JsonRpcInvalidParams(f"{name} must be an object, got {_kind(value)}")
+        for key in ("line", "character"):
+            item = value.get(key)
+            if isinstance(item, bool) or not isinstance(item, int) or item < 0:
+                raise JsonRpcInvalidParams(f"{name}.{key} must be an integer of 0 or more")
+        return {"line": value["line"], "character": value["character"]}
     raise TypeError(f"no reader for a field of type {kind}")  # a programming error
 
 

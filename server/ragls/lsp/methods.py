@@ -22,11 +22,13 @@ from ragls.lsp.context import ServerContext
 from ragls.lsp.errors import INDEX_IN_PROGRESS, server_error, translate
 from ragls.lsp.messages import (
     AddDocumentParams,
+    DefinitionsParams,
     DocumentParams,
     ExplainParams,
     IndexParams,
     NamedSessionParams,
     QueryParams,
+    ReferencesParams,
     SessionParams,
 )
 from ragls.lsp.progress import ProgressReporter
@@ -47,6 +49,7 @@ from ragls.lsp.results import (
     StatusAnswer,
     WatcherView,
 )
+from ragls.lsp.structure import definitions, references
 from ragls.service import wire
 from ragls.service.session.scheduler import IndexJob
 from ragls.service.session.workspace import WorkspaceSession
@@ -228,4 +231,6 @@ METHODS: tuple[Method, ...] = (
     Method("rag/sessions", SessionParams, sessions),
     Method("rag/createSession", NamedSessionParams, create_session),
     Method("rag/closeSession", NamedSessionParams, close_session),
+    Method("rag/definitions", DefinitionsParams, definitions),
+    Method("rag/references", ReferencesParams, references),
 )

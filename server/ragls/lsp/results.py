@@ -283,14 +283,22 @@ def wire_name(name: str) -> str:
 
 
 _CONVERTER = cattrs.Converter()
-# Every answer class of this module, so none can be left out (and go out with snake_case keys).
-_ANSWERS = [v for v in list(globals().values()) if attrs.has(v) and v.__module__ == __name__]
-for _cls in _ANSWERS:
-    _renames = {field.name: override(rename=wire_name(field.name)) for field in attrs.fields(_cls)}
-    _CONVERTER.register_unstructure_hook(
-        _cls,
-        make_dict_unstructure_fn(_cls, _CONVERTER, **_renames),  # type: ignore[arg-type]
-    )
+
+
+def register_answers(namespace: dict[str, Any], module: str) -> None:
+    """Unstructure every attrs class ``module`` defines with camelCase keys (an answer class
+    left out would go out with snake_case keys); answer modules call it on their globals."""
+    for cls in [v for v in list(namespace.values()) if attrs.has(v) and v.__module__ == module]:
+        renames = {
+            field.name: override(rename=wire_name(field.name)) for field in attrs.fields(cls)
+        }
+        _CONVERTER.register_unstructure_hook(
+            cls,
+            make_dict_unstructure_fn(cls, _CONVERTER, **renames),  # type: ignore[arg-type]
+        )
+
+
+register_answers(globals(), __name__)
 
 
 def to_json(answer: object) -> Any:

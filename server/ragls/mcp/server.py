@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -22,18 +22,32 @@ from pydantic import Field
 
 from ragls.core.validation import MAX_QUERY_CHARS
 from ragls.mcp.names import shown, wire_safe
+from ragls.mcp.structure_tools import MAX_FOCUS_FILES, StructureTools
 from ragls.mcp.tools import MAX_TOP_K, RaglsTools, ToolFailure
+from ragls.service.structure import (
+    MAX_DEFINITIONS,
+    MAX_MAP_CHARS,
+    MAX_OUTLINE_FILES,
+    MAX_REFERENCES,
+    MIN_MAP_CHARS,
+)
 
 INSTRUCTIONS = (
     "ragls indexes the workspace roots listed by list_roots (source split into symbols, "
     "identifiers split into their parts) and keeps the index fresh as files change. Use "
     "search_code to find where something is implemented (words or identifiers), read_span to "
     "read the lines of a hit, build_context for a fenced, injection-safe context block to quote "
-    "to a model. Answers carry the index generation and stale=true while changes are pending."
+    "to a model. For structure: repo_map for the shape of a repository (its most central "
+    "definitions), outline for a file's or folder's definitions, find_symbol for where a name "
+    "is defined, find_references for where a name is used (name-based: no type resolution). "
+    "Answers carry the index generation and stale=true while changes are pending."
 )
 
 Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what to find")]
 TopK = Annotated[int, Field(ge=1, le=MAX_TOP_K, description="how many results (1-50)")]
+Name = Annotated[
+    str, Field(min_length=1, max_length=1_000, description="an identifier, as written in code")
+]
 Root = Annotated[
     str | None,
     Field(description="a root from list_roots (its path or folder name); default: the first"),
@@ -127,6 +141,8 @@ def create_mcp_server(tools: RaglsTools, *, allow_writes: bool = False) -> MCPSe
     async def reindex(root: Root = None, wait: bool = False) -> dict[str, Any]:
         return await _call(lambda: tools.reindex(root, wait))
 
+    _register_structure_tools(server, StructureTools(tools))
+
     if allow_writes:
 
         @server.tool(
@@ -151,6 +167,73 @@ def create_mcp_server(tools: RaglsTools, *, allow_writes: bool = False) -> MCPSe
             return await _call(lambda: tools.remove_document(id, root))
 
     return server
+
+
+def _register_structure_tools(server: MCPServer, structure: StructureTools) -> None:
+    @server.tool(
+        description="Where a name is defined: definitions (functions, classes, methods, types...) "
+        "of every indexed language, each with path, kind, container, start_line/end_line "
+        "(1-based, for read_span), its signature line and doc lines (the comment above or the "
+        "docstring). match: 'exact' (default, case-sensitive), 'glob' (e.g. 'parse_*', "
+        "case-insensitive) or 'fuzzy' (ranked: exact > prefix > word part > substring > "
+        "letters in order). Name-based: no type resolution.",
+        annotations=READ_ONLY,
+        structured_output=True,
+    )
+    async def find_symbol(
+        name: Name,
+        match: Literal["exact", "glob", "fuzzy"] = "exact",
+        limit: Annotated[int, Field(ge=1, le=MAX_DEFINITIONS)] = 20,
+        root: Root = None,
+    ) -> dict[str, Any]:
+        return await _call(lambda: structure.find_symbol(name, match, limit, root))
+
+    @server.tool(
+        description="Where a name is used: every reference to the identifier (calls, type "
+        "uses, ...), grouped by file (files outside tests first), each with line, column, kind, "
+        "the enclosing definition and the line's text; plus the name's definitions. "
+        "Name-based, no type resolution: every use of an identifier spelled this way, "
+        "whatever object it belongs to. total counts all; truncated says limit cut some.",
+        annotations=READ_ONLY,
+        structured_output=True,
+    )
+    async def find_references(
+        name: Name,
+        limit: Annotated[int, Field(ge=1, le=MAX_REFERENCES)] = 100,
+        root: Root = None,
+    ) -> dict[str, Any]:
+        return await _call(lambda: structure.find_references(name, limit, root))
+
+    @server.tool(
+        description="The definitions of a file, or of every file below a folder ('.' for the "
+        "whole root), nested by container (methods inside classes), each with kind, "
+        "start_line/end_line (1-based) and signature line. path is relative to the root.",
+        annotations=READ_ONLY,
+        structured_output=True,
+    )
+    async def outline(
+        path: Annotated[str, Field(min_length=1, max_length=4_096)] = ".",
+        limit: Annotated[int, Field(ge=1, le=MAX_OUTLINE_FILES)] = 50,
+        root: Root = None,
+    ) -> dict[str, Any]:
+        return await _call(lambda: structure.outline(path, limit, root))
+
+    @server.tool(
+        description="A map of the repository within max_chars: its most central definitions' "
+        "signature lines, grouped by file, like aider's repository map. Files are linked by "
+        "the names they use (A uses a name B defines: A -> B) and ranked by PageRank, "
+        "personalised by query (files whose code matches it) and focus_files (paths you are "
+        "working on). The cheapest way to see the shape of a codebase before reading it.",
+        annotations=READ_ONLY,
+        structured_output=True,
+    )
+    async def repo_map(
+        max_chars: Annotated[int, Field(ge=MIN_MAP_CHARS, le=MAX_MAP_CHARS)] = 4_000,
+        query: Annotated[str | None, Field(max_length=MAX_QUERY_CHARS)] = None,
+        focus_files: Annotated[list[str] | None, Field(max_length=MAX_FOCUS_FILES)] = None,
+        root: Root = None,
+    ) -> dict[str, Any]:
+        return await _call(lambda: structure.repo_map(max_chars, query, focus_files, root))
 
 
 def _version() -> str:

@@ -65,7 +65,7 @@ class ToolFailure(Exception):
 
 
 @dataclass
-class _Root:
+class ServedRoot:
     path: Path
     session: WorkspaceSession
     progress: IndexProgress | None = None
@@ -79,10 +79,10 @@ class RaglsTools:
         if not roots:
             raise InvalidArgumentError("at least one root is needed")
         self.workspace = workspace
-        self._roots: dict[Path, _Root] = {}
+        self._roots: dict[Path, ServedRoot] = {}
         for root in roots:
             session = workspace.open_folder(root.as_uri())
-            self._roots[root] = _Root(root, session)
+            self._roots[root] = ServedRoot(root, session)
         self._ingestion = FileIngestionService(workspace.options.limits)
 
     # -- start-up ------------------------------------------------------------------------------
@@ -93,7 +93,7 @@ class RaglsTools:
             self._submit(root)
             self.workspace.start_watching(root.session)
 
-    def _submit(self, root: _Root, *, force: bool = False) -> IndexJob:
+    def _submit(self, root: ServedRoot, *, force: bool = False) -> IndexJob:
         def progress(tick: IndexProgress) -> None:
             root.progress = tick
 
@@ -107,7 +107,7 @@ class RaglsTools:
 
     # -- roots ---------------------------------------------------------------------------------
 
-    def _root(self, name: str | None) -> _Root:
+    def _root(self, name: str | None) -> ServedRoot:
         if name is None or name == "":
             return next(iter(self._roots.values()))
         candidate = Path(name).expanduser()
@@ -122,7 +122,15 @@ class RaglsTools:
         known = ", ".join(str(path) for path in self._roots)
         raise ToolFailure(f"unknown root {name!r}; this server serves: {known}")
 
-    def _answering(self, root: _Root) -> WorkspaceSession:
+    def root_named(self, name: str | None) -> ServedRoot:
+        """The root a tool call names (see :meth:`_root`), for the tools of other modules."""
+        return self._root(name)
+
+    def answering(self, root: ServedRoot) -> WorkspaceSession:
+        """The root's session once it has a generation to answer from (see :meth:`_answering`)."""
+        return self._answering(root)
+
+    def _answering(self, root: ServedRoot) -> WorkspaceSession:
         """The session, once it has a generation to answer from (a whole or a partial one):
         while the first run is under way (loading the stored generation takes a second or so, a
         cold run commits its first partial generation about a second in), wait up to
@@ -192,7 +200,7 @@ class RaglsTools:
             "generation": session.service.generation,
             "stale": session.stale,
             "warnings": list(session.service.warnings()),
-        } | _partial_fields(chosen.path, partial)
+        } | partial_fields(chosen.path, partial)
 
     def build_context(
         self, query: str, top_k: int = 8, max_chars: int | None = None, root: str | None = None
@@ -214,7 +222,7 @@ class RaglsTools:
             "found": len(results),
             "generation": session.service.generation,
             "stale": session.stale,
-        } | _partial_fields(chosen.path, partial)
+        } | partial_fields(chosen.path, partial)
 
     def read_span(
         self, path: str, start_line: int = 1, end_line: int | None = None, root: str | None = None
@@ -357,7 +365,7 @@ class RaglsTools:
         return {"root": str(chosen.path), "id": document_id, "removed": removed}
 
 
-def _partial_fields(root: Path, partial: IndexProgress | None) -> dict[str, Any]:
+def partial_fields(root: Path, partial: IndexProgress | None) -> dict[str, Any]:
     """What a search answer says of a partial generation: the flag, how far the run had got,
     and a note an assistant reads before trusting an empty or thin answer."""
     if partial is None:

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from ragls.core import spill
 from ragls.core.analyzer import SynonymTable
 from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document, SearchResult
@@ -56,6 +58,8 @@ from ragls.service.status import (
 )
 from ragls.service.stored import StoredGeneration
 from ragls.service.streams import SessionStreams
+from ragls.service.structure import SymbolStructure
+from ragls.store import boundary, paths
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +97,7 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
         the stored generation and reconciles it, every change is saved after it.
         ``partial_commits``: the cadence of a cold run's partial generations (None: a cold run
         commits once, for callers that search only after it, like the CLI)."""
+        _use_text_spill()
         self._pipeline = _chosen(pipeline)
         served = [self._pipeline, *also_serve]
         self._stores = SessionStreams(
@@ -161,6 +166,12 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
         relative to that root. Takes no service lock: the index swaps each commit whole."""
         indexer = self._indexer
         return indexer.root, indexer.symbols.search(query, limit)
+
+    def structure(self) -> SymbolStructure:
+        """Definitions, references, outlines and the repository map of the committed index
+        (:mod:`ragls.service.structure`); one object per question (it caches source lines)."""
+        indexer = self._indexer
+        return SymbolStructure(indexer.root, indexer.symbols, indexer.documents_of, self.search)
 
     def build_context_prompt(self, query: str, top_k: int = DEFAULT_TOP_K) -> str:
         """The fenced context prompt (SPEC §6); the query itself if nothing is found.
@@ -254,3 +265,16 @@ class RagService(IndexRuns, AddedDocuments, StoredGeneration):
         corpus = chat.SessionCorpus(self, declaration.top_k)
         agent.bind_chat_knowledge(declaration, corpus)  # type: ignore[attr-defined]
         return True
+
+
+def _use_text_spill() -> None:
+    """Chunk texts go to a file under the cache root (:mod:`ragls.core.spill`), or the system's
+    temporary folder if the cache root cannot be made; the first service of a process sets it."""
+    if spill.current() is not None:
+        return
+    root = paths.default_cache_root()
+    try:
+        boundary.private_root(root, create=True)
+    except OSError:
+        root = Path(tempfile.gettempdir())
+    spill.configure_once(root)

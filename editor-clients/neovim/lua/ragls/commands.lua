@@ -1,4 +1,4 @@
---- :Ragls {search|context|index|explain|status} — one user command with subcommands and completion.
+--- :Ragls {search|context|index|explain|references|status} — one user command with subcommands and completion.
 local M = {}
 
 local function ragls()
@@ -115,6 +115,9 @@ M.subcommands = {
       vim.notify(('ragls: %s is not indexed: %s%s'):format(found.path, found.reason, detail), vim.log.levels.INFO)
     end
   end,
+  references = function(args)
+    M.references(args)
+  end,
   status = function()
     local statuses, err = ragls().sessions_sync()
     if err then
@@ -124,6 +127,32 @@ M.subcommands = {
     M.show_report(require('ragls.format').report(statuses, os.time()))
   end,
 }
+
+--- :RaglsReferences [name] / :Ragls references [name]: the uses of ``name`` (default: the
+--- identifier under the cursor) in the quickfix list, the definitions first.
+function M.references(name)
+  local label = name ~= '' and name or vim.fn.expand('<cword>')
+  ragls().references(name ~= '' and name or nil, nil, function(err, answer)
+    vim.schedule(function()
+      if err then
+        error_message(err)
+        return
+      end
+      local items = ragls().reference_items(answer)
+      local shown = answer.name or label
+      local title = ('ragls references: %s (by name)'):format(shown)
+      if answer.truncated then
+        title = title .. (' (the first %d of %d references)'):format(#items - #answer.definitions, answer.total)
+      end
+      vim.fn.setqflist({}, ' ', { title = title, items = items })
+      if #items == 0 then
+        vim.notify('ragls: no references to ' .. shown, vim.log.levels.INFO)
+      elseif require('ragls.config').options.open_quickfix then
+        vim.cmd.copen()
+      end
+    end)
+  end)
+end
 
 --- The stored index in one phrase (kept here for callers of the earlier API).
 M.cache_text = function(cache)
@@ -159,7 +188,7 @@ function M.run(opts)
   end
   local handler = name and M.subcommands[name]
   if handler == nil then
-    error_message('unknown subcommand ' .. vim.inspect(name or '') .. '; use search, context, index, explain or status')
+    error_message('unknown subcommand ' .. vim.inspect(name or '') .. '; use search, context, index, explain, references or status')
     return
   end
   handler(rest or '', bang)

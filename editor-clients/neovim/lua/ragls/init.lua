@@ -5,6 +5,7 @@
 ---   require('ragls').search(query, { top_k = 5, session = nil }, function(err, results, warnings, session) end)
 ---   require('ragls').build_context_prompt(question, opts, function(err, prompt) end)
 ---   require('ragls').build_context_prompt_sync(question, opts) -> prompt | nil, err
+---   require('ragls').references(name_or_nil, opts, function(err, answer) end)   (rag/references)
 ---   require('ragls').status() -> a short string for the statusline
 ---   require('ragls').client() -> the vim.lsp.Client or nil
 local config = require('ragls.config')
@@ -283,6 +284,64 @@ end
 -- The names before the wire's `rag/buildContextPrompt` became the one name (kept for callers).
 M.context_prompt = M.build_context_prompt
 M.context_prompt_sync = M.build_context_prompt_sync
+
+--- rag/references (protocol.md): the uses of a name, matched by name (no type resolution),
+--- grouped by file, with the name's definitions. ``name`` nil: the identifier under the cursor of
+--- the current buffer (the daemon reads it off the file's symbols, in the project holding the
+--- file); a name is asked of the current buffer's project. callback(err, answer).
+function M.references(name, opts, callback)
+  request('rag/references', M.references_params(name, opts), callback)
+end
+
+--- Returns answer, err (as M.references).
+function M.references_sync(name, opts)
+  return request_sync('rag/references', M.references_params(name, opts))
+end
+
+function M.references_params(name, opts)
+  opts = opts or {}
+  if name == nil or name == '' then
+    local here = vim.lsp.util.make_position_params(0, 'utf-16')
+    return { uri = here.textDocument.uri, position = here.position }
+  end
+  local params = { name = name }
+  local session = opts.session or current_session()
+  if session ~= nil then
+    params.session = session
+  end
+  return params
+end
+
+--- A rag/references answer as quickfix items: the definitions first (at their names), then
+--- every use with the definition it is inside. Columns are the daemon's UTF-16 ones (bytes on
+--- ASCII lines).
+function M.reference_items(answer)
+  local items = {}
+  for _, definition in ipairs(answer and answer.definitions or {}) do
+    local at = definition.selectionRange.start
+    local container = definition.container ~= '' and (definition.container .. '.') or ''
+    table.insert(items, {
+      filename = vim.uri_to_fname(definition.uri),
+      lnum = at.line + 1,
+      col = at.character + 1,
+      text = ('definition: %s %s%s%s'):format(definition.kind, container, definition.name,
+        type(definition.signature) == 'string' and ('  ' .. definition.signature) or ''),
+    })
+  end
+  for _, file in ipairs(answer and answer.files or {}) do
+    for _, reference in ipairs(file.references or {}) do
+      local at = reference.range.start
+      local inside = type(reference.enclosing) == 'string' and ('in ' .. reference.enclosing .. ': ') or ''
+      table.insert(items, {
+        filename = vim.uri_to_fname(file.uri),
+        lnum = at.line + 1,
+        col = at.character + 1,
+        text = inside .. (type(reference.text) == 'string' and reference.text or answer.name),
+      })
+    end
+  end
+  return items
+end
 
 function M.index(force, callback)
   local params = { force = force or false }

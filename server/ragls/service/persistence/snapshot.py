@@ -30,6 +30,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ragls.core import spill
 from ragls.core.documents import Document
 from ragls.core.index_state import IndexState, StreamState
 from ragls.core.symbols import FileSymbols
@@ -151,10 +152,12 @@ def from_snapshot(snapshot: Snapshot) -> ServiceState:
     metadata = objects[DOCUMENT_METADATA]
     if not (len(ids) == len(texts) == len(metadata)):  # type: ignore[arg-type]
         raise ValueError("the stored documents' parts differ in length")
-    documents = [
-        Document.restored(i, t, m)
-        for i, t, m in zip(ids, texts, metadata, strict=True)  # type: ignore[call-overload]
-    ]
+    documents = list(
+        spill.hold(
+            Document.restored(i, t, m)
+            for i, t, m in zip(ids, texts, metadata, strict=True)  # type: ignore[call-overload]
+        )
+    )
     service: dict[str, Any] = objects["service"]  # type: ignore[assignment]
     streams = {}
     for kind in service["streams"]:

@@ -1,0 +1,220 @@
+"""Chunk texts kept in a file the kernel caches instead of the process's heap (issue 26, item 3).
+
+An index of the standard library holds 37 MB of chunk text, the largest single part of a
+session's memory; a daemon that runs all day beside an editor should not keep it as Python
+strings. :class:`TextSpill` writes each indexed chunk's text once (UTF-8) into an unlinked
+temporary file and hands back a :class:`SpilledDocument`, which keeps only where its text is
+and reads it back (``pread``, about a microsecond from the page cache) when ``content`` is
+asked for: a search reads the texts of its answers and of the candidates the ranking layer
+looks into, tens per query. The bytes live in the kernel's page cache, which it can drop and
+read again when it needs the room; they are not mapped into the process (a memory map would
+put every page an index run reads back into the process's resident set).
+
+Decisions written down here:
+
+* The file is a series of *segments* (up to :data:`SEGMENT_BYTES` each). A
+  document holds its segment; a segment is closed (and its file, unlinked from the start,
+  freed) when no document holds it any more. Texts are never rewritten in place: a changed
+  file's new chunks go to the current segment, and the old ones' bytes are freed with the
+  last document of their segment (between runs, at most the segments some live chunk still
+  uses are kept: the disk holds at most a few times the live text).
+* The folder is the cache root the stored index uses (private to the user; the service
+  configures it: :func:`configure`). The texts are the index's own (secrets already masked),
+  as a stored generation holds them on disk anyway. With no folder configured, or when the
+  folder cannot be written (full, read-only), documents stay as they are, in memory: nothing
+  is lost, and a warning says so once.
+* The folder failing (removed while the process runs), segments go to the system's temporary
+  folder; where neither can be written, or on a system without ``pwrite``, texts stay in memory.
+* Texts shorter than :data:`MIN_SPILL_CHARS` stay in memory: their pointer would cost about as
+  much as the string.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO
+
+from ragls.core.documents import Document
+
+log = logging.getLogger(__name__)
+
+SEGMENT_BYTES = 256 << 20
+MIN_SPILL_CHARS = 64
+_ERRORS = "surrogatepass"  # file names and texts may carry lone surrogates
+
+
+class _Segment:
+    """One unlinked file of at most ``capacity`` bytes, appended to by ``write``."""
+
+    __slots__ = ("_fd", "_file", "capacity", "size")
+
+    def __init__(self, folder: Path | None, capacity: int) -> None:
+        # Open for the segment's life (closed with it): no context manager fits.
+        self._file: IO[bytes] = tempfile.TemporaryFile(  # noqa: SIM115
+            prefix="ragls-texts-", dir=folder
+        )
+        self._fd = self._file.fileno()
+        self.capacity = capacity
+        self.size = 0
+
+    def read(self, start: int, end: int) -> bytes:
+        data = os.pread(self._fd, end - start, start)
+        while len(data) < end - start:  # a short read (signals): read on
+            data += os.pread(self._fd, end - start - len(data), start + len(data))
+        return data
+
+    def write(self, data: bytes) -> int:
+        """Append ``data``; its offset. The caller checked it fits."""
+        offset = self.size
+        written = 0
+        while written < len(data):
+            written += os.pwrite(self._fd, data[written:], offset + written)
+        self.size = offset + len(data)
+        return offset
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at interpreter shutdown, globals may be gone
+            self.close()
+
+
+class SpilledDocument(Document):
+    """A :class:`Document` whose text is read from its segment when asked for (see the module
+    doc); equal to, and pickled as, the plain document with the same text."""
+
+    __slots__ = ("_end", "_segment", "_start")
+    _segment: _Segment
+    _start: int
+    _end: int
+
+    @property
+    def content(self) -> str:
+        return self._segment.read(self._start, self._end).decode("utf-8", _ERRORS)
+
+
+class TextSpill:
+    """Where chunk texts go (see the module doc). Thread-safe."""
+
+    def __init__(self, folder: Path, segment_bytes: int = SEGMENT_BYTES) -> None:
+        self.folder = folder
+        self.segment_bytes = segment_bytes
+        self._lock = threading.Lock()
+        self._segment: _Segment | None = None
+        self._failed = False
+        self.spilled_bytes = 0  # written in all, for status and tests
+
+    def hold(self, documents: Iterable[Document]) -> tuple[Document, ...]:
+        """``documents`` with their texts in the spill (the short ones, added documents that
+        are already spilled, and all of them once the folder failed, as they were)."""
+        given = tuple(documents)
+        if self._failed:
+            return given
+        chosen = [
+            number
+            for number, document in enumerate(given)
+            if type(document) is Document and len(document.content) >= MIN_SPILL_CHARS
+        ]
+        if not chosen:
+            return given
+        encoded = [given[number].content.encode("utf-8", _ERRORS) for number in chosen]
+        held = list(given)
+        with self._lock:
+            try:
+                placed = self._write(encoded)
+            except OSError as error:
+                self._failed = True
+                log.warning(
+                    "chunk texts stay in memory: cannot write them to %s (%s)", self.folder, error
+                )
+                return given
+        for number, (segment, start, end) in zip(chosen, placed, strict=True):
+            held[number] = _spilled(given[number], segment, start, end)
+        return tuple(held)
+
+    def _write(self, encoded: list[bytes]) -> list[tuple[_Segment, int, int]]:
+        """Each text's (segment, start, end), written a segment's worth at a time (lock held)."""
+        placed: list[tuple[_Segment, int, int]] = []
+        position = 0
+        while position < len(encoded):
+            segment = self._segment
+            room = 0 if segment is None else segment.capacity - segment.size
+            batch: list[bytes] = []
+            size = 0
+            while position + len(batch) < len(encoded):
+                length = len(encoded[position + len(batch)])
+                if size + length > room:
+                    break
+                batch.append(encoded[position + len(batch)])
+                size += length
+            if not batch:
+                self._segment = self._new_segment(max(self.segment_bytes, len(encoded[position])))
+                continue
+            assert segment is not None
+            start = segment.write(b"".join(batch))
+            for data in batch:
+                placed.append((segment, start, start + len(data)))
+                start += len(data)
+            self.spilled_bytes += size
+            position += len(batch)
+        return placed
+
+    def _new_segment(self, capacity: int) -> _Segment:
+        """A segment in the folder, or in the system's temporary folder if the folder went
+        away (OSError if neither can be written)."""
+        try:
+            return _Segment(self.folder, capacity)
+        except OSError as error:
+            log.debug("no text segment in %s (%s); trying the temporary folder", self.folder, error)
+            return _Segment(None, capacity)
+
+
+def _spilled(document: Document, segment: _Segment, start: int, end: int) -> SpilledDocument:
+    spilled = object.__new__(SpilledDocument)
+    set_attribute = object.__setattr__
+    set_attribute(spilled, "id", document.id)
+    set_attribute(spilled, "metadata", document.metadata)
+    set_attribute(spilled, "_segment", segment)
+    set_attribute(spilled, "_start", start)
+    set_attribute(spilled, "_end", end)
+    return spilled
+
+
+_configured: TextSpill | None = None
+_configure_lock = threading.Lock()
+
+
+def configure(folder: Path | None) -> TextSpill | None:
+    """Use ``folder`` for this process's chunk texts from now on (None: keep them in memory).
+    Documents already spilled keep their segments. Returns the spill in use."""
+    global _configured
+    if not hasattr(os, "pwrite"):  # not a POSIX system: texts stay in memory
+        folder = None
+    with _configure_lock:
+        _configured = None if folder is None else TextSpill(folder)
+        return _configured
+
+
+def configure_once(folder: Path | None) -> TextSpill | None:
+    """:func:`configure` unless a spill is already in use (the first session's folder wins)."""
+    with _configure_lock:
+        if _configured is not None:
+            return _configured
+    return configure(folder)
+
+
+def current() -> TextSpill | None:
+    return _configured
+
+
+def hold(documents: Iterable[Document]) -> tuple[Document, ...]:
+    """``documents`` through the process's spill, or as they are when there is none."""
+    spill = _configured
+    return tuple(documents) if spill is None else spill.hold(documents)
