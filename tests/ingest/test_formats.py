@@ -133,3 +133,40 @@ def test_a_text_file_with_a_single_escape_byte_is_text() -> None:
     assert decode_text(b"\x1b") == "\x1b"
     assert decode_text(b"red: \x1b[31mred\x1b[0m\n") is not None
     assert decode_text(bytes(range(1, 9)) * 20) is None  # mostly control characters
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"#pragma once\nnamespace fmt {\nint f();\n}\n",
+        b"template <typename T> struct box { T value; };\n",
+        b"class FMT_API format_error : public std::runtime_error {};\n",
+        b"#include <vector>\nint f();\n",
+        b"struct point {\n public:\n  int x;\n};\n",
+        b"using string_view = basic_string_view<char>;\n",
+        b"#pragma once\nINLINE bool sinks::sink::should_log(int level) const {\n  return 1;\n}\n",
+    ],
+)
+def test_a_header_with_cpp_only_syntax_is_cpp(header: bytes) -> None:
+    assert detect("api.h", header) == Detected(DocumentFormat.CODE, "cpp")
+
+
+def test_a_c_header_stays_c_even_when_it_is_meant_for_cpp_too() -> None:
+    header = (
+        b'#ifndef JV_H\n#include <stdio.h>\n#ifdef __cplusplus\nextern "C" {\n#endif\n'
+        b"/* a class of values; see the C++ API in namespace docs */\n"
+        b"typedef struct jv_refcnt jv_refcnt;\nint jv_get_kind(int class);\n"
+        b"#ifdef __cplusplus\n}\n#endif\n#endif\n"
+    )
+    assert detect("jv.h", header) == Detected(DocumentFormat.CODE, "c")
+    # C++ only for C++ readers, inside #ifdef __cplusplus (nested conditionals too), and a
+    # comment that mentions std::pair
+    guarded = (
+        b"/* like std::pair<int, int> */\ntypedef struct pair pair;\n"
+        b"#if defined(__cplusplus)\n#  ifdef FAST\nnamespace x {}\n#  endif\n"
+        b"template <class T> inline bool isnan(T);\n#else\nint isnan(double);\n#endif\n"
+    )
+    assert detect("math.h", guarded) == Detected(DocumentFormat.CODE, "c")
+    assert detect("both.h", guarded + b"namespace y {}\n") == Detected(DocumentFormat.CODE, "cpp")
+    # only .h is sniffed: a .c file is C whatever it holds
+    assert detect("odd.c", b"namespace x {}\n") == Detected(DocumentFormat.CODE, "c")

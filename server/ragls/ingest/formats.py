@@ -4,6 +4,8 @@ There is no separate extension allow-list: a file is a candidate when detection 
 supported format. Known binary extensions are refused without reading; otherwise the content
 decides: NUL bytes (outside a UTF-16 BOM) or text that decodes to mostly control characters is
 binary; a shebang names a language; any other readable text of an unknown kind is plain text.
+A ``.h`` header is C unless its own text has syntax only C++ has (:func:`is_cpp_header`):
+decided per file, from its bytes alone, so a header's language never depends on its neighbours.
 Decoding: UTF-8 (BOM stripped), UTF-16 with a BOM, else Windows-1252 and finally Latin-1.
 """
 
@@ -60,6 +62,63 @@ def _extension(name: str) -> str:
     return lowered[dot:] if dot > 0 else ""
 
 
+# Syntax C++ has and C does not, at the start of a line: a namespace, a template, a class with a
+# body or a base, an access specifier, a using-declaration, a standard header without ``.h``
+# (``<vector>``), a function declared with a qualified name (``void ns::Class::method(``).
+# ``extern "C"`` is not one (C headers say it for C++ readers), nor is ``std::`` anywhere
+# (C headers' comments mention it).
+_CPP_HEADER = re.compile(
+    rb"^[ \t]*(?:"
+    rb"(?:inline[ \t]+)?namespace(?:[ \t]+[\w:]+)?[ \t]*(?:\{|=|$)"
+    rb"|template[ \t]*<"
+    rb"|class[ \t]+\w+(?:[ \t]+\w+)*[ \t]*(?:final[ \t]*)?(?::[^:]|\{|$)"
+    rb"|(?:public|private|protected)[ \t]*:(?!:)"
+    rb"|using[ \t]+(?:namespace[ \t]+)?[\w:]+[ \t]*[;=]"
+    rb"|#[ \t]*include[ \t]*<[\w/]+>"
+    rb"|(?:\w+[ \t*&]+)+\w+(?:::~?\w+)+[ \t]*\("
+    rb")",
+    re.MULTILINE,
+)
+
+
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", re.MULTILINE)
+
+
+def _outside_cplusplus_blocks(data: bytes) -> bytes:
+    """``data`` without the conditional blocks whose condition names ``__cplusplus`` (nested
+    blocks within them too, their ``#else`` parts too): what a C compiler always reads."""
+    kept: list[bytes] = []
+    depth = 0  # of conditionals opened, counting from the outermost dropped one
+    start = 0
+    for match in _CONDITIONAL.finditer(data):
+        directive = match.group(1)
+        if depth == 0:
+            if directive in (b"if", b"ifdef", b"ifndef") and b"__cplusplus" in match.group(2):
+                kept.append(data[start : match.start()])
+                depth = 1
+        elif directive in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif directive == b"endif":
+            depth -= 1
+            if depth == 0:
+                start = match.end()
+    if depth == 0:
+        kept.append(data[start:])
+    return b"".join(kept)
+
+
+def is_cpp_header(data: bytes) -> bool:
+    """Whether a ``.h`` file is C++: outside ``#ifdef __cplusplus`` blocks (a C header's extras
+    for C++ readers), its text has a line only C++ has (``_CPP_HEADER``). Cheap (a regular
+    expression scan of ``.h`` files only; the blocks are looked for only in a header that names
+    ``__cplusplus`` and has such a line) and deterministic per file."""
+    if _CPP_HEADER.search(data) is None:
+        return False
+    if b"__cplusplus" not in data:
+        return True
+    return _CPP_HEADER.search(_outside_cplusplus_blocks(data)) is not None
+
+
 def detect_by_name(name: str) -> Detected | None:
     """The format the name alone tells, None if the content must decide."""
     lowered = name.lower()
@@ -105,6 +164,8 @@ def detect(name: str, data: bytes) -> Detected | None:
         return None
     by_name = detect_by_name(name)
     if by_name is not None:
+        if by_name.language == "c" and _extension(name) == ".h" and is_cpp_header(data):
+            return Detected(DocumentFormat.CODE, "cpp")
         return by_name
     language = shebang_language(data)
     if language is not None:

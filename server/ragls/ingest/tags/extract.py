@@ -6,13 +6,18 @@ never parsed twice. Each match with a ``@name`` and a ``@definition.KIND`` or
 ``@reference.KIND`` capture is one symbol; a definition's container is the innermost definition
 whose span holds it (qualified ``Outer.Inner``), a function inside a class-like container is a
 ``method``, a reference's enclosing definition the innermost one holding it. Matches of several
-queries for the same name and span count once. Queries are compiled once per process and
-language; a language without queries has no symbols.
+queries for the same name node count once, as the widest node any of them captured (a C
+prototype is both a ``declaration`` and its ``function_declarator``: one definition, not one
+nested in the other); references of the same name node count once, and a definition's own
+name is not a reference. Where the grammar could not read a file and the language has a line
+pattern (``TagQueries.fallback``), the pattern adds the functions the queries missed. Queries
+are compiled once per process and language; a language without queries has no symbols.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 from collections.abc import Iterable
 from importlib import resources
@@ -29,6 +34,7 @@ _DEFINITION = "definition."
 _REFERENCE = "reference."
 
 _queries: dict[str, Query | None] = {}
+_fallbacks: dict[str, re.Pattern[bytes]] = {}
 _queries_lock = threading.Lock()
 
 
@@ -87,32 +93,85 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
         name_node = names[0]
         for capture, nodes in captures.items():
             if capture.startswith(_DEFINITION):
-                key = (name_node.start_byte, nodes[0].start_byte)
-                found_definitions.setdefault(
-                    key, (capture[len(_DEFINITION) :], name_node, nodes[0])
-                )
+                key = (name_node.start_byte, name_node.end_byte)
+                node = nodes[0]
+                kept = found_definitions.get(key)
+                if kept is None or node.end_byte - node.start_byte > (
+                    kept[2].end_byte - kept[2].start_byte
+                ):
+                    found_definitions[key] = (capture[len(_DEFINITION) :], name_node, node)
                 break
             if capture.startswith(_REFERENCE):
                 key = (name_node.start_byte, name_node.end_byte)
                 found_references.setdefault(key, (capture[len(_REFERENCE) :], name_node))
                 break
-    if not found_definitions and not found_references:
+    for key in found_definitions:  # a definition's own name is not a reference to it
+        found_references.pop(key, None)
+    fallback = QUERIES[language].fallback
+    if not found_definitions and not found_references and not fallback:
         return NO_SYMBOLS
     columns = _Columns(source)
-    definitions, spans = _definitions(found_definitions.values(), columns)
+    merge = QUERIES[language].merge_clauses
+    definitions, spans = _definitions(found_definitions.values(), columns, merge)
     references = _references(found_references.values(), spans, columns)
+    if fallback and tree.root_node.has_error:
+        definitions += _fallback_definitions(language, fallback, source, definitions, columns)
+    if not definitions and not references:
+        return NO_SYMBOLS
     return FileSymbols.of(definitions, references)
 
 
+def _fallback_definitions(
+    language: str, pattern: str, source: bytes, found: list[Definition], columns: _Columns
+) -> list[Definition]:
+    """The functions the language's line pattern finds where the queries found none (a file
+    the grammar could not read); each spans its name."""
+    compiled = _fallbacks.get(language)
+    if compiled is None:
+        compiled = _fallbacks.setdefault(language, re.compile(pattern.encode(), re.MULTILINE))
+    known = {(d.name, d.line) for d in found}
+    added: list[Definition] = []
+    line, counted = 0, 0
+    for match in compiled.finditer(source):
+        group = next(index for index, text in enumerate(match.groups(), 1) if text)
+        start, end = match.span(group)
+        line += source.count(b"\n", counted, start)
+        counted = start
+        name = source[start:end].decode("utf-8", "replace")
+        if (name, line) in known:
+            continue
+        column = start - (source.rfind(b"\n", 0, start) + 1)
+        end_column = column + end - start
+        added.append(
+            Definition(
+                name,
+                "function",
+                "",
+                line,
+                columns(line, column),
+                line,
+                columns(line, end_column),
+            )
+        )
+    return added
+
+
 def _text(node: Node) -> str:
+    if node.type == "operator_cast":  # C++'s `operator bool() const` is "operator bool"
+        cast = node.child_by_field_name("type")
+        return f"operator {_text(cast)}" if cast is not None else ""
+    if node.type == "companion_object":  # Kotlin's unnamed `companion object`
+        return "Companion"
     return node.text.decode("utf-8", "replace") if node.text else ""
 
 
 def _definitions(
-    found: Iterable[tuple[str, Node, Node]], columns: _Columns
+    found: Iterable[tuple[str, Node, Node]], columns: _Columns, merge_clauses: bool = False
 ) -> tuple[list[Definition], list[tuple[int, int, int]]]:
     """Definitions in source order with their containers, and each one's (start byte, end
-    byte, index) for the references' enclosing definitions."""
+    byte, index) for the references' enclosing definitions. With ``merge_clauses``, a
+    definition that follows one of the same name, kind and container with no other between
+    (a Haskell function's next equation, an Elixir function's next clause) extends it."""
     ordered = sorted(
         found,
         key=lambda item: (item[2].start_byte, -item[2].end_byte, item[1].start_byte),
@@ -130,6 +189,19 @@ def _definitions(
         if kind == "function" and stack and stack[-1][2] in CLASS_KINDS:
             kind = "method"
         start, end = name_node.start_point, node.end_point
+        last = definitions[-1] if definitions else None
+        if (
+            merge_clauses
+            and last is not None
+            and (last.name, last.kind, last.container) == (name, kind, container)
+            and spans[-1][1] <= node.start_byte
+        ):
+            definitions[-1] = last._replace(
+                end_line=end.row, end_column=columns(end.row, end.column)
+            )
+            spans[-1] = (spans[-1][0], node.end_byte, spans[-1][2])
+            stack.append((node.end_byte, f"{container}.{name}" if container else name, kind))
+            continue
         definitions.append(
             Definition(
                 name,

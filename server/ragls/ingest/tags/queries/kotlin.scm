@@ -3,6 +3,8 @@
 (class_declaration name: (_) @name) @definition.class
 (object_declaration name: (_) @name) @definition.object
 (companion_object name: (_) @name) @definition.object
+; an unnamed companion object is called Companion (`Outer.Companion`)
+(companion_object !name) @name @definition.object
 (function_declaration name: (_) @name) @definition.function
 (type_alias type: (_) @name) @definition.type
 (enum_entry (identifier) @name) @definition.enum_variant
