@@ -45,7 +45,7 @@ def once(root: Path) -> dict[str, Any]:
     result: dict[str, Any] = {"wall_s": wall, "cpu_s": cpu, "peak_mib": own.ru_maxrss / 1024}
     # The baseline has no symbol index: the bench runs on both.
     symbols = getattr(vars(service)["_indexer"], "symbols", None)
-    if symbols is not None:
+    if symbols is not None and symbols.definition_count:
         result |= {"definitions": symbols.definition_count, "references": symbols.reference_count}
         result |= query_latency(symbols)
     return result
