@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from ragls.core.symbols import (
@@ -14,6 +16,7 @@ from ragls.core.symbols import (
     FileSymbols,
     Reference,
     SymbolIndex,
+    SymbolMatch,
     match_tier,
 )
 
@@ -129,3 +132,55 @@ def test_a_blank_query_gives_definitions_outside_tests() -> None:
     index = SymbolIndex()
     index.replace([("src/a.py", symbols("zeta")), ("tests/test_a.py", symbols("alpha"))])
     assert [m.name for m in index.search("  ", 10)] == ["zeta"]
+
+
+def ranked(match: SymbolMatch) -> tuple[int, bool, bool, int, str, int]:
+    """The documented order: tier, definitions first, outside tests first, shorter names, path,
+    line."""
+    line = match.definition.line if match.definition else match.reference.line  # type: ignore[union-attr]
+    return (
+        match.tier,
+        match.definition is None,
+        match.path.startswith("tests/"),
+        len(match.name),
+        match.path,
+        line,
+    )
+
+
+def test_search_returns_exactly_the_best_matches_of_a_full_scan() -> None:
+    """The search stops expanding names once ``limit`` better matches are certain; its answer
+    is the full ranking's first ``limit``, whatever the mix of tiers, tests and references."""
+    rng = random.Random(3)
+    stems = ["render", "rend", "page", "pre", "er", "ren_der", "Render", "HTMLRender", "xr"]
+    index = SymbolIndex()
+    files = []
+    for number in range(120):
+        path = f"tests/test_{number}.py" if number % 3 == 0 else f"src/mod_{number}.py"
+        names = ["".join(rng.sample(stems, rng.randint(1, 3))) for _ in range(rng.randint(1, 6))]
+        uses = [rng.choice(names) for _ in range(rng.randint(0, 4))]
+        held = FileSymbols.of(
+            [definition(name, line=i) for i, name in enumerate(names)],
+            [Reference(name, "call", 50 + i, 2, 2 + len(name), -1) for i, name in enumerate(uses)],
+        )
+        files.append((path, held))
+    index.replace(files)
+    everything = dict(files)
+    for query in ["render", "ren", "pg", "HTMLRender", "er", "r", "zz"]:
+        needle = query.lower()
+        definitions = [
+            SymbolMatch(path, d.name, tier, d, None)
+            for path, held in everything.items()
+            for d in held.definitions
+            if (tier := match_tier(needle, d.name)) is not None
+        ]
+        references = [
+            SymbolMatch(path, r.name, tier, None, r)
+            for path, held in everything.items()
+            for r in held.references()
+            if (tier := match_tier(needle, r.name)) is not None
+        ]
+        for limit in (1, 5, 20, 200):
+            expected = definitions + (references if len(definitions) < limit else [])
+            expected.sort(key=ranked)
+            assert index.search(query, limit) == expected[:limit], (query, limit)

@@ -19,11 +19,18 @@ import re
 import sys
 import threading
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import accumulate, groupby
+from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
 
 from ragls.core.ranking.rules import ROLES
 
@@ -89,6 +96,14 @@ class FileSymbols:
     @property
     def reference_count(self) -> int:
         return len(self.reference_names)
+
+    def references_named(self, name: str) -> Iterator[Reference]:
+        """The references to ``name`` (only those are unpacked)."""
+        data, kinds, step = self.reference_data, self.reference_kinds, _REFERENCE_FIELDS
+        for index, each in enumerate(self.reference_names):
+            if each == name:
+                kind, line, column, end_column, enclosing = data[index * step : (index + 1) * step]
+                yield Reference(name, kinds[kind], line, column, end_column, enclosing)
 
     def references(self) -> Iterator[Reference]:
         data, kinds, step = self.reference_data, self.reference_kinds, _REFERENCE_FIELDS
@@ -168,6 +183,7 @@ def match_tier(query: str, name: str) -> int | None:
     return FUZZY
 
 
+@lru_cache(maxsize=1 << 16)
 def is_test_path(path: str) -> bool:
     return _TEST_PATH.search(path) is not None
 
@@ -185,6 +201,8 @@ class SymbolIndex:
         self.definition_count = 0
         self.reference_count = 0
         self.version = 0  # changes with every change of the index (for caches built on it)
+        # per name map: (version, its names joined by newlines, where each starts, the names)
+        self._haystacks: dict[int, _Haystack] = {}
 
     def __len__(self) -> int:
         return len(self._files)
@@ -260,39 +278,152 @@ class SymbolIndex:
     def _matches(
         self, needle: str, by_name: dict[str, dict[str, int]], limit: int, *, definitions: bool
     ) -> list[SymbolMatch]:
-        tiers: list[tuple[int, str]] = []
+        """The best ``limit`` matches of ``needle`` among ``by_name``'s names, in any order."""
         if not needle:
-            tiers = [(FUZZY, name) for name in sorted(by_name)[: limit * 4]]
-        else:
-            pattern = re.compile(".*?".join(map(re.escape, needle)), re.IGNORECASE)
-            for name in by_name:
-                if pattern.search(name) is not None:
-                    tier = match_tier(needle, name)
-                    if tier is not None:
-                        tiers.append((tier, name))
-        # Enough names of the best tiers to fill ``limit``: each has at least one symbol.
+            blank = [(FUZZY, name) for name in sorted(by_name)[: limit * 4]]
+            return self._expand(blank, by_name, limit, definitions, tests=False)
+        # Names holding the needle (exact, prefix, sub-token, substring) by one literal search;
+        # the fuzzy tier, a scan of every name, only when they are fewer than ``limit``.
+        holding = self._names_holding(needle, by_name)
+        tiers = [(tier, name) for name in holding if (tier := match_tier(needle, name)) is not None]
+        found = self._expand(tiers, by_name, limit, definitions, tests=True)
+        if len(found) < limit:
+            held = set(holding)
+            fuzzy = [(FUZZY, n) for n in self._names_like(needle, by_name) if n not in held]
+            found += self._expand(fuzzy, by_name, limit - len(found), definitions, tests=True)
+        return found
+
+    def _expand(
+        self,
+        tiers: list[tuple[int, str]],
+        by_name: dict[str, dict[str, int]],
+        limit: int,
+        definitions: bool,
+        *,
+        tests: bool,
+    ) -> list[SymbolMatch]:
+        """The symbols of the (tier, name) pairs, as many as the best ``limit`` need: per tier,
+        the names outside tests first, then (``tests``) in test files, each in order of length;
+        once ``limit`` matches are found that rank above everything left (a better tier, or
+        this tier outside tests with a shorter name), the rest cannot reach the answer."""
         tiers.sort(key=lambda item: (item[0], len(item[1]), item[1]))
         found: list[SymbolMatch] = []
-        for tier, name in tiers:
-            if len(found) >= limit * 4 and found[-1].tier < tier:
-                break
-            for path in by_name[name]:
-                if not needle and is_test_path(path):
-                    continue
-                symbols = self._files[path]
-                if definitions:
-                    found.extend(
-                        SymbolMatch(path, name, tier, d, None)
-                        for d in symbols.definitions
-                        if d.name == name
-                    )
-                else:
-                    found.extend(
-                        SymbolMatch(path, name, tier, None, r)
-                        for r in symbols.references()
-                        if r.name == name
-                    )
+        better = 0  # matches of the tiers done
+        for _, group in groupby(tiers, key=itemgetter(0)):
+            chosen = list(group)
+            in_tier = 0
+            for in_tests in (False, True) if tests else (False,):
+                certain = better + in_tier  # outside tests, when looking at the test files
+                shorter = 0
+                length, same_length = -1, 0
+                for tier, name in chosen:
+                    if len(name) != length:
+                        shorter, length, same_length = shorter + same_length, len(name), 0
+                    if certain + shorter >= limit:
+                        return found
+                    added = self._add(found, by_name, tier, name, definitions, in_tests)
+                    same_length += added
+                    in_tier += added
+            better += in_tier
         return found
+
+    def _add(
+        self,
+        found: list[SymbolMatch],
+        by_name: dict[str, dict[str, int]],
+        tier: int,
+        name: str,
+        definitions: bool,
+        in_tests: bool,
+    ) -> int:
+        """Append ``name``'s symbols in the files inside tests or outside them; how many."""
+        before = len(found)
+        for path in by_name[name]:
+            if is_test_path(path) != in_tests:
+                continue
+            symbols = self._files[path]
+            if definitions:
+                found.extend(
+                    SymbolMatch(path, name, tier, d, None)
+                    for d in symbols.definitions
+                    if d.name == name
+                )
+            else:
+                found.extend(
+                    SymbolMatch(path, name, tier, None, r) for r in symbols.references_named(name)
+                )
+        return len(found) - before
+
+    def _haystack(self, by_name: dict[str, dict[str, int]]) -> _Haystack:
+        """``by_name``'s names joined by newlines, as written and :func:`compact`, with where
+        each starts; kept until the index changes (lock held)."""
+        cached = self._haystacks.get(id(by_name))
+        if cached is None or cached.version != self.version:
+            names = list(by_name)
+            flat = [compact(name) for name in names]
+            joined = "\n".join(flat)
+            flat_starts = array("q", accumulate((len(name) + 1 for name in flat[:-1]), initial=0))
+            cached = _Haystack(
+                self.version, names, joined, flat_starts, _masks(joined, flat_starts)
+            )
+            self._haystacks[id(by_name)] = cached
+        return cached
+
+    def _names_holding(self, needle: str, by_name: dict[str, dict[str, int]]) -> list[str]:
+        """The names whose :func:`compact` form holds ``needle`` (a literal search in C)."""
+        haystack = self._haystack(by_name)
+        starts, names = haystack.flat_starts, haystack.names
+        found = dict.fromkeys(
+            names[bisect_right(starts, hit.start()) - 1]
+            for hit in re.finditer(re.escape(needle), haystack.flat)
+        )
+        return list(found)
+
+    def _names_like(self, needle: str, by_name: dict[str, dict[str, int]]) -> list[str]:
+        """The names holding ``needle``'s characters in order (any case, separators between):
+        the names holding all of its characters (a bit mask per name, compared in numpy), then
+        a possessive regex on each of those (lock held)."""
+        haystack = self._haystack(by_name)
+        wanted = int(_masks(needle, array("q", [0]))[0])
+        chosen = np.flatnonzero((haystack.masks & np.uint64(wanted)) == np.uint64(wanted))
+        steps = "".join(f"[^{re.escape(c)}]*+{re.escape(c)}" for c in needle)
+        match = re.compile(steps, re.IGNORECASE).match
+        names = haystack.names
+        return [names[i] for i in chosen.tolist() if match(names[i]) is not None]
+
+
+class _Haystack(NamedTuple):
+    version: int
+    names: list[str]
+    flat: str  # the compact names joined by newlines
+    flat_starts: array[int]  # where each starts in ``flat``
+    masks: npt.NDArray[np.uint64]  # per name, the characters it holds (:func:`_masks`)
+
+
+# A bit per character: a-z, 0-9, then other characters folded into the remaining bits.
+_BITS = np.array(
+    [
+        0
+        if code == 10
+        else 1 << (code - 97)
+        if 97 <= code <= 122
+        else 1 << (26 + code - 48)
+        if 48 <= code <= 57
+        else 1 << (36 + code % 20)
+        for code in range(128)
+    ],
+    np.uint64,
+)
+
+
+def _masks(joined: str, starts: array[int]) -> npt.NDArray[np.uint64]:
+    """For each newline-separated part of ``joined`` (starting at ``starts``), the OR of its
+    characters' bits (a character past ASCII: one of the last eight bits)."""
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass") + b"\n\0\0\0", np.uint32)
+    bits = np.where(
+        codes < 128, _BITS[np.minimum(codes, 127)], np.left_shift(np.uint64(1), 56 + codes % 8)
+    ).astype(np.uint64)
+    return np.bitwise_or.reduceat(bits, np.frombuffer(starts, np.int64))
 
 
 def _rank(match: SymbolMatch) -> tuple[int, bool, bool, int, str, int]:
