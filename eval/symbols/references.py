@@ -77,6 +77,7 @@ class Symbol:
     file: str
     line: int
     column: int
+    container: str = ""
 
 
 @dataclass
@@ -88,6 +89,14 @@ class Score:
     theirs: int = 0
     hits: int = 0
     other_language: int = 0
+    answered: int = 0  # symbols with at least one ragls reference
+    precision_sum: float = 0.0  # of their own precisions
+
+    @property
+    def mean_precision(self) -> float:
+        """The mean over symbols ragls answers of each one's precision (a popular name weighs as
+        much as a rare one, unlike :attr:`precision`, pooled over references)."""
+        return self.precision_sum / self.answered if self.answered else 1.0
 
     @property
     def precision(self) -> float:
@@ -103,6 +112,8 @@ class Score:
         self.theirs += other.theirs
         self.hits += other.hits
         self.other_language += other.other_language
+        self.answered += other.answered
+        self.precision_sum += other.precision_sum
 
 
 @dataclass
@@ -129,6 +140,8 @@ def compare(
         our_set -= other
     hits = our_set & their_set
     score = Score(1, len(our_set), len(their_set), len(hits), len(other))
+    if our_set:
+        score.answered, score.precision_sum = 1, len(hits) / len(our_set)
     return Compared(score, sorted(our_set - their_set), sorted(their_set - our_set))
 
 
@@ -176,7 +189,9 @@ def ragls_index(root: Path) -> tuple[object, dict[str, str]]:
     return index, languages
 
 
-def candidates_of(index: object, languages: dict[str, str], compared: frozenset[str]) -> list[Symbol]:
+def candidates_of(
+    index: object, languages: dict[str, str], compared: frozenset[str]
+) -> list[Symbol]:
     from ragls.core.symbols import SymbolIndex, is_test_path
 
     assert isinstance(index, SymbolIndex)
@@ -186,7 +201,8 @@ def candidates_of(index: object, languages: dict[str, str], compared: frozenset[
             if languages.get(path) not in compared or is_test_path(path):
                 continue
             found.extend(
-                Symbol(d.name, d.kind, path, d.line, d.column) for d in symbols.definitions
+                Symbol(d.name, d.kind, path, d.line, d.column, d.container)
+                for d in symbols.definitions
             )
     return found
 
@@ -195,7 +211,9 @@ def ragls_references(index: object, name: str) -> set[Location]:
     from ragls.core import symbol_lookup
 
     answer = symbol_lookup.references(index, name, 1_000_000)  # type: ignore[arg-type]
-    return {(group.path, found.reference.line) for group in answer.files for found in group.references}
+    return {
+        (group.path, found.reference.line) for group in answer.files for found in group.references
+    }
 
 
 # ---- the oracles -----------------------------------------------------------------------------
@@ -331,6 +349,76 @@ def miss_reason(line_text: str, name: str) -> str:
     return "a use that is not a call (attribute read, type, argument, base class, decorator)"
 
 
+SELF_WORDS = frozenset(("self", "cls", "this"))
+
+
+def receiver(line_text: str, column: int) -> str:
+    """What a call at ``column`` is made on, read from its line: "" for a bare call (``name(``),
+    the last identifier before the dot (``self`` in ``self.name(``), or "?" for an expression."""
+    before = line_text[:column].rstrip()
+    if not before.endswith("."):
+        return ""
+    found = re.search(r"([\w$]+)\s*\??\.$", before)
+    return found.group(1) if found else "?"
+
+
+def receiver_keeps(
+    symbol: Symbol, call_receiver: str, calling_class: str, class_defines: bool
+) -> bool:
+    """The what-if of a receiver-aware query (``--receiver-aware``): whether a reference would
+    stay in the answer for ``symbol`` if the index knew each call's receiver.
+
+    * a method is never called bare (``name(...)`` is a function or a local of that name);
+    * ``self.name(...)`` in a class that defines ``name`` itself, other than the symbol's own,
+      calls that class's ``name``;
+    * a top-level function or class is never called as ``self.name(...)``.
+    ``calling_class`` is the qualified class the reference is in ("" outside any);
+    ``class_defines`` whether that class defines the name."""
+    if symbol.kind == "method":
+        if call_receiver == "":
+            return False
+        if call_receiver in SELF_WORDS and calling_class and calling_class != symbol.container:
+            return not class_defines
+        return True
+    return not (symbol.container == "" and call_receiver in SELF_WORDS)
+
+
+def receiver_aware(index: object, root: Path, symbol: Symbol, ours: set[Location]) -> set[Location]:
+    """``ours`` less what :func:`receiver_keeps` would drop (receivers read from the source)."""
+    from ragls.core.symbols import SymbolIndex
+
+    assert isinstance(index, SymbolIndex)
+    kept = set()
+    for file, line in ours:
+        symbols = index.get(file)
+        if symbols is None:
+            kept.add((file, line))
+            continue
+        text = (root / file).read_text(encoding="utf-8", errors="replace").split("\n")
+        line_text = text[line] if line < len(text) else ""
+        keep = False
+        for reference in symbols.references():
+            if reference.line != line or reference.name != symbol.name:
+                continue
+            calling_class = ""
+            at = reference.enclosing
+            while 0 <= at < len(symbols.definitions):
+                enclosing = symbols.definitions[at]
+                if enclosing.kind == "method":
+                    calling_class = enclosing.container
+                    break
+                at = -1
+            class_defines = any(
+                d.name == symbol.name and d.container == calling_class for d in symbols.definitions
+            )
+            keep = keep or receiver_keeps(
+                symbol, receiver(line_text, reference.column), calling_class, class_defines
+            )
+        if keep:
+            kept.add((file, line))
+    return kept
+
+
 def definition_counts(index: object) -> Counter[str]:
     """How many definitions each name has in the whole index."""
     from ragls.core.symbols import SymbolIndex
@@ -358,6 +446,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--false-positives", type=int, default=12, help="show N, classified")
     parser.add_argument("--node", default="node", help="the node executable (typescript)")
     parser.add_argument("--per-symbol", action="store_true", help="list every sampled symbol")
+    parser.add_argument(
+        "--receiver-aware",
+        action="store_true",
+        help="also score the what-if of receiver-aware queries (receivers read from the source)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     root: Path = args.root.resolve()
@@ -379,6 +472,11 @@ def main(argv: list[str] | None = None) -> int:
         result = compare((symbol.file, symbol.line), ours, theirs, set(files))
         for group in groups_of(symbol, defined):
             rows.setdefault(group, Score()).add(result.score)
+        if args.receiver_aware:
+            narrowed = receiver_aware(index, root, symbol, ours)
+            what_if = compare((symbol.file, symbol.line), narrowed, theirs, set(files))
+            for group in groups_of(symbol, defined):
+                rows.setdefault(f"what-if, receiver-aware: {group}", Score()).add(what_if.score)
         per_symbol.append((symbol, result.score))
         false_positives.extend((symbol, each) for each in result.false_positives)
         for file, line in result.false_negatives:
@@ -406,12 +504,22 @@ def main(argv: list[str] | None = None) -> int:
                 lines.append(f"{location[0]}:{location[1] + 1} {symbol.name}: {reason}")
     total = rows["all"]
     print(f"# {root.name}: {args.oracle}, {total.symbols} symbols (seed {args.seed})")
-    print("| symbols | count | ragls references | oracle references | in both | precision | recall |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for group, score in sorted(rows.items(), key=lambda item: (item[0] != "all", item[0])):
+    print(
+        "| symbols | count | ragls references | oracle references | in both "
+        "| precision | mean precision per symbol | recall |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for group, score in sorted(
+        rows.items(),
+        key=lambda item: (
+            item[0].startswith("what-if"),
+            item[0].endswith(" all") or item[0] == "all",
+            item[0],
+        ),
+    ):
         print(
             f"| {group} | {score.symbols} | {score.ours:,} | {score.theirs:,} | {score.hits:,} "
-            f"| {score.precision:.3f} | {score.recall:.3f} |"
+            f"| {score.precision:.3f} | {score.mean_precision:.3f} | {score.recall:.3f} |"
         )
     print(f"ragls references in files of other languages, not compared: {total.other_language}")
     if args.per_symbol:
@@ -443,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
                     "oracle": score.theirs,
                     "hits": score.hits,
                     "precision": score.precision,
+                    "mean_precision": score.mean_precision,
                     "recall": score.recall,
                 }
                 for group, score in rows.items()
