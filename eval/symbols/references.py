@@ -345,7 +345,7 @@ def miss_reason(line_text: str, name: str) -> str:
     if re.search(r"^\s*(?:from\s+\S+\s+)?import\b|^\s*export\s*\{|\bimport\s*\{", line_text):
         return "an import or export of the name"
     if re.search(rf"(?<![\w$]){re.escape(name)}\s*(?:<[^()]*>)?\s*\(", line_text):
-        return "a call the queries do not capture"
+        return "a call, or a declaration the oracle counts (an override, an implementation)"
     return "a use that is not a call (attribute read, type, argument, base class, decorator)"
 
 
