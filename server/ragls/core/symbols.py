@@ -19,7 +19,6 @@ import re
 import sys
 import threading
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -284,11 +283,15 @@ class SymbolIndex:
             return self._expand(blank, by_name, limit, definitions, tests=False)
         # Names holding the needle (exact, prefix, sub-token, substring) by one literal search;
         # the fuzzy tier, a scan of every name, only when they are fewer than ``limit``.
-        holding = self._names_holding(needle, by_name)
-        tiers = [(tier, name) for name in holding if (tier := match_tier(needle, name)) is not None]
-        found = self._expand(tiers, by_name, limit, definitions, tests=True)
+        # Each stage's names rank below every earlier stage's, so a stage is looked at only
+        # while fewer than ``limit`` matches are found (the earlier stages then gave them all).
+        starting, inside = self._names_holding(needle, by_name)
+        found = self._expand(starting, by_name, limit, definitions, tests=True)
+        if len(found) < limit:  # sub-token and substring matches
+            tiers = [(t, name) for name in inside if (t := match_tier(needle, name)) is not None]
+            found += self._expand(tiers, by_name, limit - len(found), definitions, tests=True)
         if len(found) < limit:
-            held = set(holding)
+            held = {name for _, name in starting}.union(inside)
             fuzzy = [(FUZZY, n) for n in self._names_like(needle, by_name) if n not in held]
             found += self._expand(fuzzy, by_name, limit - len(found), definitions, tests=True)
         return found
@@ -369,15 +372,35 @@ class SymbolIndex:
             self._haystacks[id(by_name)] = cached
         return cached
 
-    def _names_holding(self, needle: str, by_name: dict[str, dict[str, int]]) -> list[str]:
-        """The names whose :func:`compact` form holds ``needle`` (a literal search in C)."""
+    def _names_holding(
+        self, needle: str, by_name: dict[str, dict[str, int]]
+    ) -> tuple[list[tuple[int, str]], list[str]]:
+        """The names whose :func:`compact` form holds ``needle`` (a literal search in C): those
+        it starts, as (EXACT or PREFIX, name), and those it is inside of."""
         haystack = self._haystack(by_name)
-        starts, names = haystack.flat_starts, haystack.names
-        found = dict.fromkeys(
-            names[bisect_right(starts, hit.start()) - 1]
-            for hit in re.finditer(re.escape(needle), haystack.flat)
+        hits = np.fromiter(
+            (hit.start() for hit in re.finditer(re.escape(needle), haystack.flat)), np.int64
         )
-        return list(found)
+        if not len(hits):
+            return [], []
+        starts = np.frombuffer(haystack.flat_starts, np.int64)
+        lines = np.searchsorted(starts, hits, side="right") - 1
+        first = hits == starts[lines]
+        ends = np.append(starts[1:] - 1, len(haystack.flat))
+        names = haystack.names
+        starting = [
+            (EXACT if whole else PREFIX, names[line])
+            for line, whole in zip(
+                lines[first].tolist(),
+                (ends[lines[first]] - starts[lines[first]] == len(needle)).tolist(),
+                strict=True,
+            )
+        ]
+        begun = set(lines[first].tolist())
+        inside = [
+            names[line] for line in dict.fromkeys(lines[~first].tolist()) if line not in begun
+        ]
+        return starting, inside
 
     def _names_like(self, needle: str, by_name: dict[str, dict[str, int]]) -> list[str]:
         """The names holding ``needle``'s characters in order (any case, separators between):
