@@ -197,6 +197,12 @@ class SymbolIndex:
         # name -> the files holding it, with how many definitions / references each has
         self._definition_files: dict[str, dict[str, int]] = {}
         self._reference_files: dict[str, dict[str, int]] = {}
+        # per name map: name -> how many of its symbols are outside test files (none: absent),
+        # so a query's names found only in tests are passed over without reading their files
+        self._outside: dict[int, dict[str, int]] = {
+            id(self._definition_files): {},
+            id(self._reference_files): {},
+        }
         self.definition_count = 0
         self.reference_count = 0
         self.version = 0  # changes with every change of the index (for caches built on it)
@@ -243,15 +249,26 @@ class SymbolIndex:
             self._files.clear()
             self._definition_files.clear()
             self._reference_files.clear()
+            for outside in self._outside.values():
+                outside.clear()
             self.definition_count = self.reference_count = 0
 
     def _count(self, path: str, symbols: FileSymbols, sign: int) -> None:
         self.definition_count += sign * len(symbols.definitions)
         self.reference_count += sign * symbols.reference_count
+        in_tests = is_test_path(path)
         for names, by_name in (
-            ((d.name for d in symbols.definitions), self._definition_files),
+            ([d.name for d in symbols.definitions], self._definition_files),
             (symbols.reference_names, self._reference_files),
         ):
+            if not in_tests:
+                outside = self._outside[id(by_name)]
+                for name in names:
+                    held = outside.get(name, 0) + sign
+                    if held > 0:
+                        outside[name] = held
+                    else:
+                        outside.pop(name, None)
             for name in names:
                 files = by_name.setdefault(name, {})
                 count = files.get(path, 0) + sign
@@ -309,7 +326,8 @@ class SymbolIndex:
         the names outside tests first, then (``tests``) in test files, each in order of length;
         once ``limit`` matches are found that rank above everything left (a better tier, or
         this tier outside tests with a shorter name), the rest cannot reach the answer."""
-        tiers.sort(key=lambda item: (item[0], len(item[1]), item[1]))
+        tiers.sort(key=lambda item: (item[0], len(item[1])))  # within a length, any order
+        outside = self._outside[id(by_name)]
         found: list[SymbolMatch] = []
         better = 0  # matches of the tiers done
         for _, group in groupby(tiers, key=itemgetter(0)):
@@ -324,6 +342,8 @@ class SymbolIndex:
                         shorter, length, same_length = shorter + same_length, len(name), 0
                     if certain + shorter >= limit:
                         return found
+                    if not in_tests and name not in outside:
+                        continue
                     added = self._add(found, by_name, tier, name, definitions, in_tests)
                     same_length += added
                     in_tier += added
