@@ -303,7 +303,7 @@ class SymbolIndex:
         # Each stage's names rank below every earlier stage's, so a stage is looked at only
         # while fewer than ``limit`` matches are found (the earlier stages then gave them all).
         starting, inside = self._names_holding(needle, by_name)
-        found = self._expand(starting, by_name, limit, definitions, tests=True)
+        found = self._expand(starting, by_name, limit, definitions, tests=True, ordered=True)
         if len(found) < limit:  # sub-token and substring matches
             tiers = [(t, name) for name in inside if (t := match_tier(needle, name)) is not None]
             found += self._expand(tiers, by_name, limit - len(found), definitions, tests=True)
@@ -321,12 +321,14 @@ class SymbolIndex:
         definitions: bool,
         *,
         tests: bool,
+        ordered: bool = False,
     ) -> list[SymbolMatch]:
         """The symbols of the (tier, name) pairs, as many as the best ``limit`` need: per tier,
         the names outside tests first, then (``tests``) in test files, each in order of length;
         once ``limit`` matches are found that rank above everything left (a better tier, or
         this tier outside tests with a shorter name), the rest cannot reach the answer."""
-        tiers.sort(key=lambda item: (item[0], len(item[1])))  # within a length, any order
+        if not ordered:
+            tiers.sort(key=lambda item: (item[0], len(item[1])))  # within a length, any order
         outside = self._outside[id(by_name)]
         found: list[SymbolMatch] = []
         better = 0  # matches of the tiers done
@@ -386,9 +388,9 @@ class SymbolIndex:
             flat = [compact(name) for name in names]
             joined = "\n".join(flat)
             flat_starts = array("q", accumulate((len(name) + 1 for name in flat[:-1]), initial=0))
-            cached = _Haystack(
-                self.version, names, joined, flat_starts, _masks(joined, flat_starts)
-            )
+            masks = _masks(joined, flat_starts)
+            lengths = np.fromiter(map(len, names), np.int64, len(names))
+            cached = _Haystack(self.version, names, joined, flat_starts, masks, lengths)
             self._haystacks[id(by_name)] = cached
         return cached
 
@@ -408,15 +410,18 @@ class SymbolIndex:
         first = hits == starts[lines]
         ends = np.append(starts[1:] - 1, len(haystack.flat))
         names = haystack.names
-        starting = [
-            (EXACT if whole else PREFIX, names[line])
-            for line, whole in zip(
-                lines[first].tolist(),
-                (ends[lines[first]] - starts[lines[first]] == len(needle)).tolist(),
+        begun_lines = lines[first]
+        tiers = np.where(ends[begun_lines] - starts[begun_lines] == len(needle), EXACT, PREFIX)
+        # In rank order already (tier, then the name's length), as _expand takes them.
+        order = np.argsort(tiers * (1 << 32) + haystack.lengths[begun_lines], kind="stable")
+        starting = list(
+            zip(
+                tiers[order].tolist(),
+                [names[line] for line in begun_lines[order].tolist()],
                 strict=True,
             )
-        ]
-        begun = set(lines[first].tolist())
+        )
+        begun = set(begun_lines.tolist())
         inside = [
             names[line] for line in dict.fromkeys(lines[~first].tolist()) if line not in begun
         ]
@@ -441,6 +446,7 @@ class _Haystack(NamedTuple):
     flat: str  # the compact names joined by newlines
     flat_starts: array[int]  # where each starts in ``flat``
     masks: npt.NDArray[np.uint64]  # per name, the characters it holds (:func:`_masks`)
+    lengths: npt.NDArray[np.int64]  # per name, its length as written
 
 
 # A bit per character: a-z, 0-9, then other characters folded into the remaining bits.
