@@ -6,8 +6,8 @@ import { RaglsApi, type ReferencesAnswer } from '../src/protocol';
 import { FakeConnection, FakeVscode } from './fakes';
 
 const range = (line: number, start: number, end: number) => ({ start: { line, character: start }, end: { line, character: end } });
-const SHOP = 'file:///work/shop';
-const TOOLS = 'file:///work/tools';
+const SHOP = 'file:///home/dev/shop';
+const TOOLS = 'file:///home/dev/tools';
 
 const ANSWER: ReferencesAnswer = {
   name: 'reconcile_ledger',
@@ -41,9 +41,9 @@ test('reference items: definitions first, then each use with where it is and its
     { label: 'billing/report.py:5', description: 'in monthly', detail: 'return reconcile_ledger(entries)' },
     { label: 'scripts/run.lua:1', description: '', detail: undefined },
   ]);
-  assert.deepEqual(referenceItems(ANSWER)[1].value, { folder: '/work/shop/billing', file: 'report.py', line: 5 });
+  assert.deepEqual(referenceItems(ANSWER)[1].value, { folder: '/home/dev/shop/billing', file: 'report.py', line: 5 });
   // Several folders: each path says its folder (the answer names the session of each file).
-  const folders = [{ uri: SHOP, path: '/work/shop', name: 'shop' }, { uri: TOOLS, path: '/work/tools', name: 'tools' }];
+  const folders = [{ uri: SHOP, path: '/home/dev/shop', name: 'shop' }, { uri: TOOLS, path: '/home/dev/tools', name: 'tools' }];
   assert.deepEqual(referenceItems(ANSWER, folders).map((item) => item.label),
     ['shop/billing/ledger.py:4', 'shop/billing/report.py:5', 'tools/scripts/run.lua:1']);
 });
@@ -56,7 +56,7 @@ test('the name under the cursor is looked up by name and the chosen use opens at
   assert.equal(await commands.findReferencesByName(), 3);
   // No session: every workspace folder's index answers, merged by the daemon.
   assert.deepEqual(connection.requests, [{ method: 'rag/references', params: { name: 'reconcile_ledger', session: undefined } }]);
-  assert.deepEqual(vscode.opened, [{ folder: '/work/shop/billing', file: 'report.py', startLine: 5, endLine: 5 }]);
+  assert.deepEqual(vscode.opened, [{ folder: '/home/dev/shop/billing', file: 'report.py', startLine: 5, endLine: 5 }]);
   assert.deepEqual(vscode.placeholders, ['reconcile_ledger: 1 definition, 2 references (matched by name)']);
 });
 
@@ -77,13 +77,13 @@ test('with no word under the cursor the name is asked for; a name given as argum
 test('a place in another folder opens there', async () => {
   const { vscode, connection, commands } = setup();
   vscode.workspaceFolders = [
-    { uri: SHOP, path: '/work/shop', name: 'shop' },
-    { uri: TOOLS, path: '/work/tools', name: 'tools' },
+    { uri: SHOP, path: '/home/dev/shop', name: 'shop' },
+    { uri: TOOLS, path: '/home/dev/tools', name: 'tools' },
   ];
   connection.handlers['rag/references'] = () => ANSWER;
   vscode.quickPickAnswers = [2];
   assert.equal(await commands.findReferencesByName('reconcile_ledger'), 3);
-  assert.deepEqual(vscode.opened, [{ folder: '/work/tools/scripts', file: 'run.lua', startLine: 1, endLine: 1 }]);
+  assert.deepEqual(vscode.opened, [{ folder: '/home/dev/tools/scripts', file: 'run.lua', startLine: 1, endLine: 1 }]);
 });
 
 test('a cut answer says how many references there are and how many are shown', async () => {
