@@ -63,10 +63,22 @@ async function runCommand(label) {
 const statusItem = () => page.locator('.statusbar-item', { hasText: /ragls/ }).first();
 const readyItem = () => page.locator('.statusbar-item', { hasText: /ragls: [\d,]+ chunks/ }).first();
 
-/** Search through the extension's QuickPick and return the first row whose label matches. */
+/** Search through the extension's QuickPick and return the first row whose label matches.
+ * The quick input can be closed under the test when an editor takes the focus as it opens
+ * (the status report just opened, refreshed by a new generation, or the window settling its
+ * folders): the palette is opened again, up to three times, before the step fails. */
 async function search(query, label, { open = false, shot } = {}) {
-  await runCommand('ragls: Search workspace');
-  await page.locator('.quick-input-widget input:visible').fill(query);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await runCommand('ragls: Search workspace');
+      await page.locator('.quick-input-widget input:visible').fill(query, { timeout: 10000 });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      console.log(`# the search palette closed before the query was typed (attempt ${attempt}); again`);
+      await page.waitForTimeout(1000);
+    }
+  }
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
   await row.waitFor({ timeout: 20000 });
   const rowText = await text(row);
@@ -210,18 +222,7 @@ try {
     const body = await report();
     return (reportGeneration(body, 'notes') ?? 0) >= 1;
   }, 90000, 1000);
-  // The window settles its folders after the workspace file changes (on a loaded machine a
-  // command palette opened meanwhile can be closed under the test): try the search again.
-  let notesRow;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      notesRow = await search('when does the wombat migration run', /notes\/wombat\.md:1/, { open: true });
-      break;
-    } catch (error) {
-      if (attempt === 3) throw error;
-      console.log(`# the search in the new folder failed (attempt ${attempt}: ${String(error.message ?? error).split('\n')[0]}); again`);
-    }
-  }
+  const notesRow = await search('when does the wombat migration run', /notes\/wombat\.md:1/, { open: true });
   await page.locator('.tab.active', { hasText: 'wombat.md' }).waitFor({ timeout: 10000 });
   ok(`with two folders, search finds ${notesRow.match(/notes\/wombat\.md:\d+/)[0]} in the new folder and opens it`);
 
