@@ -131,11 +131,16 @@ def build_graph(index: SymbolIndex) -> FileGraph:
         paths = tuple(view.files)
         position = {path: number for number, path in enumerate(paths)}
         defined = tuple(
-            tuple(dict.fromkeys(d.name for d in symbols.definitions))
-            for symbols in view.files.values()
+            tuple(dict.fromkeys(symbols.definition_names)) for symbols in view.files.values()
         )
         top_level = [
-            {d.name for d in symbols.definitions if not d.container}
+            {
+                name
+                for name, container in zip(
+                    symbols.definition_names, symbols.definition_containers, strict=True
+                )
+                if not container
+            }
             for symbols in view.files.values()
         ]
         for path, symbols in view.files.items():

@@ -151,8 +151,8 @@ def references(index: SymbolIndex, name: str, limit: int) -> ReferenceSet:
 
 
 def _enclosing(symbols: FileSymbols, reference: Reference) -> Definition | None:
-    if 0 <= reference.enclosing < len(symbols.definitions):
-        return symbols.definitions[reference.enclosing]
+    if 0 <= reference.enclosing < symbols.definition_count:
+        return symbols.definition_at(reference.enclosing)
     return None
 
 

@@ -659,7 +659,7 @@ def _symbol_changes(
     for path, record in records.items():
         held = index.get(path)
         if held is not record.symbols and (
-            held is not None or record.symbols.definitions or record.symbols.reference_names
+            held is not None or record.symbols.definition_names or record.symbols.reference_names
         ):
             changes.append((path, record.symbols))
     return changes

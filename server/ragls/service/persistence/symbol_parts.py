@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ragls.core.symbols import Definition, FileSymbols
+from ragls.core.symbols import FileSymbols
 
 OBJECTS = "symbols"
 DEFINITION_NUMBERS = "symbols-definitions"
@@ -37,13 +37,12 @@ def symbol_parts(files: Mapping[str, FileSymbols]) -> tuple[dict[str, Any], dict
     reference_numbers = array("i")
     for path, symbols in files.items():
         paths.append(path)
-        counts.append([len(symbols.definitions), symbols.reference_count])
+        counts.append([symbols.definition_count, symbols.reference_count])
         kinds_per_file.append(list(symbols.reference_kinds))
-        for definition in symbols.definitions:
-            names.append(definition.name)
-            kinds.append(definition.kind)
-            containers.append(definition.container)
-            definition_numbers.extend(definition[3:])
+        names.extend(symbols.definition_names)
+        kinds.extend(symbols.definition_kinds)
+        containers.extend(symbols.definition_containers)
+        definition_numbers.extend(symbols.definition_data)
         reference_names.extend(symbols.reference_names)
         reference_numbers.extend(symbols.reference_data)
     objects: dict[str, object] = {
@@ -72,7 +71,7 @@ def restored_symbols(
         return {}
     if not isinstance(described, dict):
         raise TypeError("the stored symbols are not an object")
-    definition_numbers = np.asarray(arrays[DEFINITION_NUMBERS], dtype=np.int32).tolist()
+    definition_numbers = np.asarray(arrays[DEFINITION_NUMBERS], dtype=np.int32)
     intern = sys.intern
     reference_numbers = np.asarray(arrays[REFERENCE_NUMBERS], dtype=np.int32)
     names, kinds, containers = (
@@ -97,14 +96,12 @@ def restored_symbols(
     for path, (definition_count, reference_count), file_kinds in zip(
         paths, counts, reference_kinds, strict=True
     ):
-        definitions = tuple(
-            Definition(
-                names[i],
-                kinds[i],
-                containers[i],
-                *definition_numbers[i * _DEFINITION_FIELDS : (i + 1) * _DEFINITION_FIELDS],
-            )
-            for i in range(definition_at, definition_at + definition_count)
+        ending = definition_at + definition_count
+        definition_data = array(
+            "i",
+            definition_numbers[
+                definition_at * _DEFINITION_FIELDS : ending * _DEFINITION_FIELDS
+            ].tobytes(),
         )
         stop = reference_at + reference_count
         data = array(
@@ -116,9 +113,15 @@ def restored_symbols(
         if any(kind >= len(file_kinds) for kind in data[0::_REFERENCE_FIELDS]):
             raise ValueError(f"a stored reference of {path} has no kind")
         files[path] = FileSymbols(
-            definitions, tuple(reference_names[reference_at:stop]), tuple(file_kinds), data
+            tuple(names[definition_at:ending]),
+            tuple(kinds[definition_at:ending]),
+            tuple(containers[definition_at:ending]),
+            definition_data,
+            tuple(reference_names[reference_at:stop]),
+            tuple(file_kinds),
+            data,
         )
-        definition_at += definition_count
+        definition_at = ending
         reference_at = stop
     if definition_at != len(names) or reference_at != len(reference_names):
         raise ValueError("the stored symbols' counts do not add up")
