@@ -112,6 +112,25 @@ class FileSymbols:
             data,
         )
 
+    @staticmethod
+    def packed(
+        definitions: Iterable[Definition],
+        reference_names: tuple[str, ...],
+        reference_kinds: tuple[str, ...],
+        reference_data: array[int],
+    ) -> FileSymbols:
+        """:meth:`of` with the references already packed (names interned, kinds indexed)."""
+        unpacked = FileSymbols.of(definitions, ())
+        return FileSymbols(
+            unpacked.definition_names,
+            unpacked.definition_kinds,
+            unpacked.definition_containers,
+            unpacked.definition_data,
+            reference_names,
+            reference_kinds,
+            reference_data,
+        )
+
     @property
     def definition_count(self) -> int:
         return len(self.definition_names)

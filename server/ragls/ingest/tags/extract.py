@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 import threading
+from array import array
 from collections.abc import Iterable
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 from tree_sitter import Node, Query, QueryCursor, Tree
 
-from ragls.core.symbols import NO_SYMBOLS, Definition, FileSymbols, Reference
+from ragls.core.symbols import NO_SYMBOLS, Definition, FileSymbols
 from ragls.ingest.chunking.grammars import GRAMMARS
 from ragls.ingest.chunking.symbols import grammar_language
 from ragls.ingest.tags.languages import CLASS_KINDS, QUERIES
@@ -68,7 +71,8 @@ class _Columns:
     """Byte columns as UTF-16 code units (LSP's default), cheap for ASCII sources."""
 
     def __init__(self, source: bytes) -> None:
-        self._lines = None if source.isascii() else source.split(b"\n")
+        self.ascii = source.isascii()
+        self._lines = None if self.ascii else source.split(b"\n")
 
     def __call__(self, row: int, column: int) -> int:
         if self._lines is None or row >= len(self._lines):
@@ -92,19 +96,23 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
             continue
         name_node = names[0]
         for capture, nodes in captures.items():
-            if capture.startswith(_DEFINITION):
+            role = _role(capture)
+            if role is None:
+                continue
+            definition, kind = role
+            if definition:
                 key = (name_node.start_byte, name_node.end_byte)
                 node = nodes[0]
                 kept = found_definitions.get(key)
                 if kept is None or node.end_byte - node.start_byte > (
                     kept[2].end_byte - kept[2].start_byte
                 ):
-                    found_definitions[key] = (capture[len(_DEFINITION) :], name_node, node)
+                    found_definitions[key] = (kind, name_node, node)
                 break
-            if capture.startswith(_REFERENCE):
-                key = (name_node.start_byte, name_node.end_byte)
-                found_references.setdefault(key, (capture[len(_REFERENCE) :], name_node))
-                break
+            key = (name_node.start_byte, name_node.end_byte)
+            if key not in found_references:
+                found_references[key] = (kind, name_node)
+            break
     for key in found_definitions:  # a definition's own name is not a reference to it
         found_references.pop(key, None)
     fallback = QUERIES[language].fallback
@@ -113,12 +121,12 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
     columns = _Columns(source)
     merge = QUERIES[language].merge_clauses
     definitions, spans = _definitions(found_definitions.values(), columns, merge)
-    references = _references(found_references.values(), spans, columns)
+    packed = _references(sorted(found_references.items()), spans, columns, source)
     if fallback and tree.root_node.has_error:
         definitions += _fallback_definitions(language, fallback, source, definitions, columns)
-    if not definitions and not references:
+    if not definitions and not packed[0]:
         return NO_SYMBOLS
-    return FileSymbols.of(definitions, references)
+    return FileSymbols.packed(definitions, *packed)
 
 
 def _fallback_definitions(
@@ -163,6 +171,17 @@ def _text(node: Node) -> str:
     if node.type == "companion_object":  # Kotlin's unnamed `companion object`
         return "Companion"
     return node.text.decode("utf-8", "replace") if node.text else ""
+
+
+@lru_cache(maxsize=256)
+def _role(capture: str) -> tuple[bool, str] | None:
+    """(whether a definition, its kind) of a ``@definition.KIND`` or ``@reference.KIND``
+    capture; None for others (``@name``, ``@doc``...)."""
+    if capture.startswith(_DEFINITION):
+        return True, capture[len(_DEFINITION) :]
+    if capture.startswith(_REFERENCE):
+        return False, capture[len(_REFERENCE) :]
+    return None
 
 
 def _definitions(
@@ -219,17 +238,32 @@ def _definitions(
 
 
 def _references(
-    found: Iterable[tuple[str, Node]], spans: list[tuple[int, int, int]], columns: _Columns
-) -> list[Reference]:
-    ordered = sorted(found, key=lambda item: item[1].start_byte)
-    references: list[Reference] = []
+    found: list[tuple[tuple[int, int], tuple[str, Node]]],
+    spans: list[tuple[int, int, int]],
+    columns: _Columns,
+    source: bytes,
+) -> tuple[tuple[str, ...], tuple[str, ...], array[int]]:
+    """The references ``found`` (by name bytes, in source order) packed as
+    :class:`FileSymbols` holds them: names, distinct kinds, and five numbers each."""
+    intern = sys.intern
+    names: list[str] = []
+    kinds: dict[str, int] = {}
+    data = array("i")
     open_spans: list[tuple[int, int]] = []  # (end byte, definition index)
     next_span = 0
-    for kind, name_node in ordered:
-        name = _text(name_node)
-        if not name:
+    ascii_source = columns.ascii  # byte columns are UTF-16 columns
+    for (at, end_byte), (kind, name_node) in found:
+        text = source[at:end_byte]
+        if not text:
             continue
-        at = name_node.start_byte
+        if b"\n" in text:  # a name over several lines (never an identifier): as the tree says
+            name = _text(name_node)
+            start, end = name_node.start_point, name_node.end_point
+            row, column, end_column = start.row, start.column, end.column
+        else:
+            name = text.decode("utf-8", "replace")
+            row, column = name_node.start_point
+            end_column = column + end_byte - at
         while next_span < len(spans) and spans[next_span][0] <= at:
             while open_spans and open_spans[-1][0] <= spans[next_span][0]:
                 open_spans.pop()
@@ -237,15 +271,16 @@ def _references(
             next_span += 1
         while open_spans and open_spans[-1][0] <= at:
             open_spans.pop()
-        start, end = name_node.start_point, name_node.end_point
-        references.append(
-            Reference(
-                name,
-                kind,
-                start.row,
-                columns(start.row, start.column),
-                columns(end.row, end.column),
+        if not ascii_source:
+            column, end_column = columns(row, column), columns(row, end_column)
+        names.append(intern(name))
+        data.extend(
+            (
+                kinds.setdefault(kind, len(kinds)),
+                row,
+                column,
+                end_column,
                 open_spans[-1][1] if open_spans else -1,
             )
         )
-    return references
+    return tuple(names), tuple(kinds), data
