@@ -150,12 +150,8 @@ def _sparse_top(
     if len(dead):
         summed[np.isin(found, dead)] = 0.0
     live = np.flatnonzero(summed > 0.0)
-    values = summed[live]
-    if len(live) > top_k:
-        kth = np.partition(values, len(values) - top_k)[len(values) - top_k]
-        kept = values >= kth
-        live, values = live[kept], values[kept]
-    return found[live].astype(np.int32, copy=False), values
+    best = best_of(live, summed[live], top_k)
+    return found[best].astype(np.int32, copy=False), summed[best]
 
 
 def _live_nonzero(scores: FloatArray, dead: SlotArray) -> SlotArray:
