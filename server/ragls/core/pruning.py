@@ -149,7 +149,7 @@ def _sparse_top(
     ).astype(np.float64, copy=False)
     if len(dead):
         summed[np.isin(found, dead)] = 0.0
-    live = np.flatnonzero(summed > 0.0)
+    live = np.flatnonzero(summed > 0.0).astype(np.int32)  # positions, as _live_nonzero gives
     best = best_of(live, summed[live], top_k)
     return found[best].astype(np.int32, copy=False), summed[best]
 
