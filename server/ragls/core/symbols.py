@@ -86,15 +86,6 @@ class FileSymbols:
     @staticmethod
     def of(definitions: Iterable[Definition], references: Iterable[Reference]) -> FileSymbols:
         intern = sys.intern
-        definition_names: list[str] = []
-        definition_kinds: list[str] = []
-        containers: list[str] = []
-        definition_data = array("i")
-        for definition in definitions:
-            definition_names.append(intern(definition.name))
-            definition_kinds.append(intern(definition.kind))
-            containers.append(intern(definition.container))
-            definition_data.extend(definition[3:])
         names: list[str] = []
         kinds: dict[str, int] = {}
         data = array("i")
@@ -102,15 +93,7 @@ class FileSymbols:
             names.append(intern(reference.name))
             kind = kinds.setdefault(reference.kind, len(kinds))
             data.extend((kind, *reference[2:]))
-        return FileSymbols(
-            tuple(definition_names),
-            tuple(definition_kinds),
-            tuple(containers),
-            definition_data,
-            tuple(names),
-            tuple(kinds),
-            data,
-        )
+        return FileSymbols.packed(definitions, tuple(names), tuple(kinds), data)
 
     @staticmethod
     def packed(
@@ -120,12 +103,21 @@ class FileSymbols:
         reference_data: array[int],
     ) -> FileSymbols:
         """:meth:`of` with the references already packed (names interned, kinds indexed)."""
-        unpacked = FileSymbols.of(definitions, ())
+        intern = sys.intern
+        names: list[str] = []
+        kinds: list[str] = []
+        containers: list[str] = []
+        data = array("i")
+        for definition in definitions:
+            names.append(intern(definition.name))
+            kinds.append(intern(definition.kind))
+            containers.append(intern(definition.container))
+            data.extend(definition[3:])
         return FileSymbols(
-            unpacked.definition_names,
-            unpacked.definition_kinds,
-            unpacked.definition_containers,
-            unpacked.definition_data,
+            tuple(names),
+            tuple(kinds),
+            tuple(containers),
+            data,
             reference_names,
             reference_kinds,
             reference_data,
