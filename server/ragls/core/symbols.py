@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import accumulate, groupby
+from itertools import groupby
 from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
@@ -458,10 +458,14 @@ class SymbolIndex:
             names = list(by_name)
             flat = [compact(name) for name in names]
             joined = "\n".join(flat)
-            flat_starts = array("q", accumulate((len(name) + 1 for name in flat[:-1]), initial=0))
+            flat_lengths = np.fromiter(map(len, flat), np.int64, len(flat))
+            flat_starts = np.zeros(len(flat), np.int64)
+            np.cumsum(flat_lengths[:-1] + 1, out=flat_starts[1:])
             masks = _masks(joined, flat_starts)
             lengths = np.fromiter(map(len, names), np.int64, len(names))
-            cached = _Haystack(self.version, names, joined, flat_starts, masks, lengths)
+            cached = _Haystack(
+                self.version, names, joined, flat_starts, flat_lengths, masks, lengths
+            )
             self._haystacks[id(by_name)] = cached
         return cached
 
@@ -476,13 +480,13 @@ class SymbolIndex:
         )
         if not len(hits):
             return [], []
-        starts = np.frombuffer(haystack.flat_starts, np.int64)
+        starts = haystack.flat_starts
         lines = np.searchsorted(starts, hits, side="right") - 1
         first = hits == starts[lines]
-        ends = np.append(starts[1:] - 1, len(haystack.flat))
         names = haystack.names
         begun_lines = lines[first]
-        tiers = np.where(ends[begun_lines] - starts[begun_lines] == len(needle), EXACT, PREFIX)
+        whole = haystack.flat_lengths[begun_lines] == len(needle)
+        tiers = np.where(whole, EXACT, PREFIX)
         # In rank order already (tier, then the name's length), as _expand takes them.
         order = np.argsort(tiers * (1 << 32) + haystack.lengths[begun_lines], kind="stable")
         starting = list(
@@ -503,7 +507,7 @@ class SymbolIndex:
         the names holding all of its characters (a bit mask per name, compared in numpy), then
         a possessive regex on each of those (lock held)."""
         haystack = self._haystack(by_name)
-        wanted = int(_masks(needle, array("q", [0]))[0])
+        wanted = int(_masks(needle, np.zeros(1, np.int64))[0])
         chosen = np.flatnonzero((haystack.masks & np.uint64(wanted)) == np.uint64(wanted))
         steps = "".join(f"[^{re.escape(c)}]*+{re.escape(c)}" for c in needle)
         match = re.compile(steps, re.IGNORECASE).match
@@ -515,7 +519,8 @@ class _Haystack(NamedTuple):
     version: int
     names: list[str]
     flat: str  # the compact names joined by newlines
-    flat_starts: array[int]  # where each starts in ``flat``
+    flat_starts: npt.NDArray[np.int64]  # where each starts in ``flat``
+    flat_lengths: npt.NDArray[np.int64]
     masks: npt.NDArray[np.uint64]  # per name, the characters it holds (:func:`_masks`)
     lengths: npt.NDArray[np.int64]  # per name, its length as written
 
@@ -536,14 +541,14 @@ _BITS = np.array(
 )
 
 
-def _masks(joined: str, starts: array[int]) -> npt.NDArray[np.uint64]:
+def _masks(joined: str, starts: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
     """For each newline-separated part of ``joined`` (starting at ``starts``), the OR of its
     characters' bits (a character past ASCII: one of the last eight bits)."""
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass") + b"\n\0\0\0", np.uint32)
     bits = np.where(
         codes < 128, _BITS[np.minimum(codes, 127)], np.left_shift(np.uint64(1), 56 + codes % 8)
     ).astype(np.uint64)
-    return np.bitwise_or.reduceat(bits, np.frombuffer(starts, np.int64))
+    return np.bitwise_or.reduceat(bits, starts)
 
 
 def _rank(match: SymbolMatch) -> tuple[int, bool, bool, int, str, int]:
