@@ -130,18 +130,7 @@ class FileSymbols:
     @property
     def definitions(self) -> tuple[Definition, ...]:
         """Every definition, unpacked (a new tuple each time: keep it while you need it)."""
-        data, step = self.definition_data, _DEFINITION_FIELDS
-        return tuple(
-            Definition(name, kind, container, *data[index * step : (index + 1) * step])
-            for index, (name, kind, container) in enumerate(
-                zip(
-                    self.definition_names,
-                    self.definition_kinds,
-                    self.definition_containers,
-                    strict=True,
-                )
-            )
-        )
+        return tuple(map(self.definition_at, range(len(self.definition_names))))
 
     def definition_at(self, index: int) -> Definition:
         """The ``index``-th definition (IndexError past the last)."""
@@ -155,33 +144,35 @@ class FileSymbols:
 
     def definitions_named(self, name: str) -> Iterator[Definition]:
         """The definitions of ``name`` (only those are unpacked)."""
-        data, step = self.definition_data, _DEFINITION_FIELDS
         for index, each in enumerate(self.definition_names):
             if each == name:
-                yield Definition(
-                    name,
-                    self.definition_kinds[index],
-                    self.definition_containers[index],
-                    *data[index * step : (index + 1) * step],
-                )
+                yield self.definition_at(index)
 
     @property
     def reference_count(self) -> int:
         return len(self.reference_names)
 
+    def reference_at(self, index: int) -> Reference:
+        """The ``index``-th reference (IndexError past the last)."""
+        data, step = self.reference_data, _REFERENCE_FIELDS
+        kind, line, column, end_column, enclosing = data[index * step : (index + 1) * step]
+        return Reference(
+            self.reference_names[index],
+            self.reference_kinds[kind],
+            line,
+            column,
+            end_column,
+            enclosing,
+        )
+
     def references_named(self, name: str) -> Iterator[Reference]:
         """The references to ``name`` (only those are unpacked)."""
-        data, kinds, step = self.reference_data, self.reference_kinds, _REFERENCE_FIELDS
         for index, each in enumerate(self.reference_names):
             if each == name:
-                kind, line, column, end_column, enclosing = data[index * step : (index + 1) * step]
-                yield Reference(name, kinds[kind], line, column, end_column, enclosing)
+                yield self.reference_at(index)
 
     def references(self) -> Iterator[Reference]:
-        data, kinds, step = self.reference_data, self.reference_kinds, _REFERENCE_FIELDS
-        for index, name in enumerate(self.reference_names):
-            kind, line, column, end_column, enclosing = data[index * step : (index + 1) * step]
-            yield Reference(name, kinds[kind], line, column, end_column, enclosing)
+        return map(self.reference_at, range(len(self.reference_names)))
 
 
 NO_SYMBOLS = FileSymbols()
