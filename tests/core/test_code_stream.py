@@ -229,3 +229,35 @@ def test_long_terms_keep_their_weighed_postings_until_the_index_changes(
     fresh.replace_documents((), documents[1:])
     expected = [(r.id, r.score) for r in fresh.search(query, 50)]
     assert [(r.id, r.score) for r in stream.search(query, 50)] == expected
+
+
+def _results(stream: CodeStream) -> list[list[tuple[str, float]]]:
+    queries = ("before request", "zebracorn previous result", "push func", "unrelated 42")
+    return [[(r.id, r.score) for r in stream.search(q, 10)] for q in queries]
+
+
+def test_prepared_documents_are_encoded_once_and_index_as_if_encoded_at_the_commit() -> None:
+    documents = corpus()
+    fresh = CodeStream()
+    fresh.replace_documents((), documents)
+    prepared = CodeStream()
+    prepared.prepare(documents[:2])
+    prepared.prepare(documents[2:3])
+    prepared.replace_documents((), documents)  # the prepared ones first, then one more
+    encodings = prepared.shared.prepared
+    assert (encodings.documents_prepared, encodings.documents_used, len(encodings)) == (3, 3, 0)
+    assert _results(prepared) == _results(fresh)
+
+
+def test_prepared_documents_in_another_order_are_encoded_again() -> None:
+    documents = corpus()
+    fresh = CodeStream()
+    fresh.replace_documents((), documents)
+    stream = CodeStream()
+    stream.prepare(documents[:2])
+    stream.replace_documents((), [documents[1], documents[0], *documents[2:]])
+    encodings = stream.shared.prepared
+    assert (encodings.documents_used, len(encodings)) == (0, 2)  # not used, kept
+    assert _results(stream) == _results(fresh)
+    stream.drop_prepared()
+    assert len(encodings) == 0

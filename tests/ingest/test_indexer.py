@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragls.core.bm25 import BM25Stream
+from ragls.core.code_stream import CodeStream
 from ragls.core.documents import Document
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
@@ -18,6 +19,7 @@ from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.indexer import FileIndexer, IndexReport
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
+from ragls.ingest.partial import PartialCommits
 from ragls.ingest.walk import Candidate
 from tests.ingest.trees import backdate, make_tree
 
@@ -406,3 +408,38 @@ def test_files_without_a_grammar_are_counted_by_language(tmp_path: Path) -> None
     documents = {d.id: d for d in stores.kb.list()}
     restored.restore_records(root, records, skips, documents)
     assert restored.windowed_languages == {"perl": 2}
+
+
+def test_a_run_with_workers_encodes_the_code_stream_while_they_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The code stream's analysis is done in groups as the workers' results come in (each
+    commit, partial or final, takes whole groups), and gives the index a serial run gives."""
+    monkeypatch.setattr("ragls.ingest.indexer.PREPARE_DOCUMENTS", 40)
+    files: dict[str, str | bytes] = {
+        f"pkg{i % 7}/mod{i}.py": (
+            f"class Ledger{i}:\n    def reconcile_entry_{i % 11}(self, amount):\n"
+            f"        return amount * {i}\n\n\ndef helper_{i % 5}():\n    return 'token{i}'\n"
+        )
+        for i in range(300)
+    }
+    root = make_tree(tmp_path / "tree", files)
+
+    def index(workers: int) -> CodeStream:
+        stores, code = Stores(), CodeStream()
+        cadence = PartialCommits(seconds=0.0, min_files=16)
+        report = FileIndexer(workers=workers).index(
+            KnowledgeSourceConfig(root), stores.kb, stores.bm25, streams=[code], partial=cadence
+        )
+        assert report.chunk_count == len(code) > 300
+        return code
+
+    serial, parallel = index(1), index(2)
+    prepared = parallel.shared.prepared
+    assert prepared.documents_prepared == prepared.documents_used == len(parallel)
+    assert len(prepared) == 0  # nothing left over once the run ended
+    assert serial.shared.prepared.documents_prepared == 0  # no workers: nothing to overlap
+    for query in ("reconcile entry amount", "Ledger42", "helper token7", "pkg3 mod10"):
+        assert [(r.document.id, r.score) for r in parallel.search(query, 20)] == [
+            (r.document.id, r.score) for r in serial.search(query, 20)
+        ]

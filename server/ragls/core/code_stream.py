@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
@@ -69,6 +69,8 @@ SLICE_DOCUMENTS = 16_384
 CODE_FORMAT = "code"
 # A batch of more documents than this is encoded into arrays before the lock.
 ENCODE_FROM_DOCUMENTS = 512
+# Identifiers split while preparing are kept for the run, up to this many (then started over).
+PREPARED_SPLITS = 1 << 18
 # Terms with at least this many postings keep their weighed postings (WeighedTerms), up to
 # this many bytes per index.
 CACHE_MIN_POSTINGS = 2_048
@@ -139,13 +141,17 @@ def document_fields(document: Document) -> tuple[Counter[str], float]:
     return counts, length
 
 
-def encode_documents(documents: Sequence[Document]) -> EncodedBatch:
+def encode_documents(
+    documents: Sequence[Document], split: dict[str, tuple[str, ...]] | None = None
+) -> EncodedBatch:
     """:func:`document_fields` of many documents at once, as arrays: identifiers are counted per
     document in C, each distinct identifier of a slice is split once, and the expansion to
     terms (and the sums of terms reached from several identifiers) is done with numpy
-    (:func:`ragls.core.batches.expand_batch`). Slices bound the transient arrays."""
+    (:func:`ragls.core.batches.expand_batch`). Slices bound the transient arrays. ``split``:
+    identifiers already split (filled as identifiers are split), shared between calls."""
     slices = []
-    split: dict[str, tuple[str, ...]] = {}  # each distinct identifier of the batch split once
+    if split is None:
+        split = {}  # each distinct identifier of the batch split once
     for first in range(0, len(documents), SLICE_DOCUMENTS):
         part = documents[first : first + SLICE_DOCUMENTS]
 
@@ -251,7 +257,7 @@ class CodeStream:
         stores' analysis, which this stream's terms cannot use)."""
         removals = list(remove_ids)
         batch = list(latest_by_id(add).values())
-        encoded = encode_documents(batch) if len(batch) > ENCODE_FROM_DOCUMENTS else None
+        encoded = self._state.prepared.encode(batch, len(batch) > ENCODE_FROM_DOCUMENTS)
         prepared: list[tuple[str, Mapping[str, float], float]] = []
         if encoded is None:
             prepared = [(document.id, *document_fields(document)) for document in batch]
@@ -267,6 +273,19 @@ class CodeStream:
             else:
                 state.index.add_many(prepared)
             state.tag(batch)
+
+    def prepare(self, documents: Sequence[Document]) -> None:
+        """Encode ``documents`` now, ahead of the commit that will add them (an index run calls
+        this while its worker processes still read files, so the analysis is not a serial step
+        after them). A later :meth:`replace_documents` whose batch begins with prepared
+        documents, in the order they were prepared, uses their encoding instead of encoding
+        them again; the index does not change here. :meth:`drop_prepared` forgets what no
+        commit used."""
+        self._state.prepared.add(documents)
+
+    def drop_prepared(self) -> None:
+        """Forget every prepared encoding (an index run calls this when it ends)."""
+        self._state.prepared.clear()
 
     def clear(self) -> None:
         with self._state.lock:
@@ -437,12 +456,74 @@ class WeighedTerms:
         return len(self._terms)
 
 
+class PreparedEncodings:
+    """Encodings of documents made ahead of their commit (:meth:`CodeStream.prepare`), in the
+    order they were prepared, with the identifier splits they made (kept for the next ones)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._slices: deque[tuple[list[Document], EncodedBatch]] = deque()
+        self._split: dict[str, tuple[str, ...]] = {}
+        self.documents_prepared = 0  # documents encoded by add
+        self.documents_used = 0  # prepared documents a commit took instead of encoding them
+
+    def add(self, documents: Sequence[Document]) -> None:
+        batch = list(documents)
+        if not batch:
+            return
+        with self._lock:
+            if len(self._split) > PREPARED_SPLITS:
+                self._split = {}
+            split = self._split
+        encoded = encode_documents(batch, split)
+        with self._lock:
+            self._slices.append((batch, encoded))
+            self.documents_prepared += len(batch)
+
+    def encode(self, batch: Sequence[Document], large: bool) -> EncodedBatch | None:
+        """``encode_documents(batch)``, from the prepared slices its documents begin with (the
+        same objects, in order) and an encoding of the rest; None if none was prepared and the
+        batch is not ``large`` (a few documents go into the index one by one)."""
+        used: list[EncodedBatch] = []
+        position = 0
+        with self._lock:
+            while self._slices:
+                documents, encoded = self._slices[0]
+                end = position + len(documents)
+                if end > len(batch) or any(
+                    prepared is not given
+                    for prepared, given in zip(documents, batch[position:end], strict=True)
+                ):
+                    break
+                self._slices.popleft()
+                used.append(encoded)
+                position = end
+            self.documents_used += position
+            split = self._split if position else None  # a run's: its splits are reused
+        if not used and not large:
+            return None
+        if position < len(batch):
+            used.append(encode_documents(batch[position:], split))
+        return concatenate(used)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._slices.clear()
+            self._split = {}
+
+    def __len__(self) -> int:
+        """Documents prepared and not yet used."""
+        with self._lock:
+            return sum(len(documents) for documents, _ in self._slices)
+
+
 class _CodeIndex:
     """The index, documents and synonyms the views of one code stream share (``lock`` guards
     the index and documents)."""
 
     def __init__(self, synonyms: SynonymTable | None) -> None:
         self.synonyms = synonyms
+        self.prepared = PreparedEncodings()
         self.lock = threading.Lock()
         self.documents: dict[str, Document] = {}
         self.index = InvertedIndex(tag_count=TAG_COUNT)

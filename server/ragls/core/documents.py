@@ -7,7 +7,7 @@ kept (the context prompt renders provenance in that order, SPEC §6).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
@@ -136,3 +136,13 @@ class IndexedStream(Protocol):
     def clear(self) -> None: ...
 
     def __len__(self) -> int: ...
+
+
+@runtime_checkable
+class PreparingStream(Protocol):
+    """An :class:`IndexedStream` that can encode documents ahead of the commit that adds them
+    (while an index run's workers still read), and use that encoding when the commit comes."""
+
+    def prepare(self, documents: Sequence[Document]) -> None: ...
+
+    def drop_prepared(self) -> None: ...

@@ -34,7 +34,7 @@ from pathlib import Path
 from ragls.core import spill
 from ragls.core.batches import EncodedBatch, analyze_documents
 from ragls.core.bm25 import BM25Stream
-from ragls.core.documents import Document, IndexedStream
+from ragls.core.documents import Document, IndexedStream, PreparingStream
 from ragls.core.knowledge_base import INCREMENTAL_MAX_DOCUMENTS, KnowledgeBase
 from ragls.core.symbols import NO_SYMBOLS, FileSymbols, SymbolIndex
 from ragls.errors import IndexCancelledError, IndexCommitError, IndexRejectedError
@@ -46,7 +46,12 @@ from ragls.ingest.generation import difference
 from ragls.ingest.ignore.defaults import is_ignore_file_name
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
-from ragls.ingest.parallel import WORKER_NICENESS, default_workers, process_all
+from ragls.ingest.parallel import (
+    PARALLEL_MIN_FILES,
+    WORKER_NICENESS,
+    default_workers,
+    process_all,
+)
 from ragls.ingest.partial import PartialCommits
 from ragls.ingest.pipeline import Processed, Status
 from ragls.ingest.records import FileRecords, Skips, StagedRecords
@@ -56,6 +61,9 @@ from ragls.ingest.walk import Candidate, walk
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int, str], None]
+# Documents handed to a PreparingStream at a time during a run with worker processes: each
+# group is encoded while the workers read on, instead of all at the commit after them.
+PREPARE_DOCUMENTS = 4_096
 # A file record as plain values: path, fingerprint, size, mtime, ctime, inode, read time (ns),
 # its chunk ids, and (reason, detail) if its content was refused.
 RecordState = tuple[str, str, int, int, int, int, int, list[str], tuple[str, str] | None]
@@ -329,6 +337,19 @@ class FileIndexer:
             if not trusted(prior := previous.get(candidate.path), candidate)
         ]
         results = process_all(self.ingestion, config, pending, self.workers, self.worker_niceness)
+        # While worker processes read, the streams that can encode ahead are handed the new
+        # documents in the order the commits will add them (PreparingStream).
+        parallel = self.workers > 1 and len(pending) >= PARALLEL_MIN_FILES
+        preparing = [s for s in stores if isinstance(s, PreparingStream)] if parallel else []
+        unprepared: list[Document] = []
+
+        def prepare_all() -> None:
+            """Hand the documents not prepared yet over (before a commit, so that the commit's
+            documents are whole prepared groups)."""
+            for stream in preparing:
+                stream.prepare(unprepared)
+            unprepared.clear()
+
         try:
             for position, candidate in enumerate(candidates, start=1):
                 if cancelled is not None and cancelled():
@@ -347,6 +368,10 @@ class FileIndexer:
                         files_read += 1
                     if processed.status is Status.CHUNKED:
                         files_chunked += 1
+                        if preparing and record is not None:
+                            unprepared.extend(record.documents)
+                            if len(unprepared) >= PREPARE_DOCUMENTS:
+                                prepare_all()
                     if processed.status is Status.SAME:
                         files_refreshed += 1
                     cut_lines += processed.cut_lines
@@ -360,6 +385,7 @@ class FileIndexer:
                     coming = PartialReport(root, position, total, staged.files, staged.chunks)
                     if before_partial is not None:
                         before_partial(coming)
+                    prepare_all()
                     self._commit_partial(knowledge_base, bm25, stores, lock, shown, fresh, staged)
                     cadence.committed(position)
                     if on_partial is not None:
@@ -376,6 +402,7 @@ class FileIndexer:
                 touched = gone | {candidate.path for candidate in candidates}
             # After partial commits the stores hold ``shown``: the final commit adds the rest.
             base = shown if cadence is not None and cadence.commits else committed
+            prepare_all()
             added, removed_ids, removed_docs = difference(base, staged, touched)
             analyzed = self._analysis(knowledge_base, bm25, added)
             with lock:
@@ -388,6 +415,8 @@ class FileIndexer:
             raise
         finally:
             results.close()
+            for stream in preparing:
+                stream.drop_prepared()
 
         if shown:  # what the run's partial commits added counts as the run's too
             added = [d for record in shown.values() for d in record.documents] + added
