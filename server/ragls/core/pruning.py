@@ -105,9 +105,15 @@ def top_arrays(
     suffix = [0.0] * (len(ordered) + 1)
     for position in range(len(ordered) - 1, -1, -1):
         suffix[position] = suffix[position + 1] + ordered[position].bound * BOUND_MARGIN
-    scores = np.zeros(slot_count)
+    # The terms before the first threshold check are summed at once, with ``bincount`` (adding
+    # in the same order as one term after the other, so to the same floats); the rest one by one.
+    scores: FloatArray | None = None
+    first_slots: list[SlotArray] = []
+    first_values: list[FloatArray] = []
     for position, term in enumerate(ordered):
         if position > 0 and term.size >= check_from:
+            if scores is None:
+                scores = _summed(first_slots, first_values, slot_count)
             candidates = _live_nonzero(scores, dead)
             if len(candidates) >= top_k:
                 partial = scores[candidates]
@@ -120,9 +126,29 @@ def top_arrays(
                     stats.pruned = True
                     return _ranked(keep, scores, top_k)
         for number, (slots, _) in enumerate(term.parts):
-            scores[slots] += term.contributions(number)
+            if scores is None:
+                if len(slots):
+                    first_slots.append(slots)
+                    first_values.append(term.contributions(number))
+            else:
+                scores[slots] += term.contributions(number)
             stats.postings_scored += len(slots)
+    if scores is None:
+        scores = _summed(first_slots, first_values, slot_count)
     return _ranked(_live_nonzero(scores, dead), scores, top_k)
+
+
+def _summed(slots: list[SlotArray], values: list[FloatArray], slot_count: int) -> FloatArray:
+    """The contributions ``values`` at ``slots`` summed per slot, in list order, into an array
+    of ``slot_count`` (one ``bincount``: a scatter-add per term costs more, measured)."""
+    if not slots:
+        return np.zeros(slot_count)
+    summed: FloatArray = np.bincount(
+        np.concatenate(slots),
+        np.concatenate(values).astype(np.float64, copy=False),
+        slot_count,
+    ).astype(np.float64, copy=False)
+    return summed
 
 
 def _sparse_top(
