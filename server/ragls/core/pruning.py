@@ -15,7 +15,7 @@ postings (``self``, ``return``), which grow with the corpus.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -50,10 +50,11 @@ class QueryTerm:
     # candidates alone are weighed: at 16x the standard library, weighing the long postings of
     # every query's common words up front took more than a third of a search).
     on_weighed: Callable[[QueryTerm], None] | None = None
+    # How many postings ``parts`` hold (read several times a search; the parts never change).
+    size: int = field(init=False)
 
-    @property
-    def size(self) -> int:
-        return sum(len(slots) for slots, _ in self.parts)
+    def __post_init__(self) -> None:
+        self.size = sum(len(slots) for slots, _ in self.parts)
 
     def contributions(self, number: int) -> FloatArray:
         """Every posting's contribution in part ``number``."""
