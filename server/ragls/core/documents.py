@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
+from ragls.core.metadata import compact
 from ragls.errors import InvalidArgumentError
 
 INTERNED_VALUE_CHARS = 256
@@ -48,7 +48,7 @@ class Document:
             sys.intern(key): sys.intern(value) if len(value) <= INTERNED_VALUE_CHARS else value
             for key, value in self.metadata.items()
         }
-        object.__setattr__(self, "metadata", MappingProxyType(copy))
+        object.__setattr__(self, "metadata", compact(copy))
 
     @classmethod
     def restored(cls, id: str, content: str, metadata: dict[str, str]) -> Document:
@@ -64,7 +64,7 @@ class Document:
         document = object.__new__(cls)
         object.__setattr__(document, "id", id)
         object.__setattr__(document, "content", content)
-        object.__setattr__(document, "metadata", MappingProxyType(metadata))
+        object.__setattr__(document, "metadata", compact(metadata))
         return document
 
     def __hash__(self) -> int:
