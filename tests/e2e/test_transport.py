@@ -127,3 +127,34 @@ def test_the_stdio_flag_that_clients_append_is_accepted(tmp_path: Path) -> None:
     finally:
         client.process.kill()
         client.process.wait()
+
+
+def test_concurrent_long_answers_reach_the_client_whole(tmp_path: Path) -> None:
+    """Requests answered from several threads at once, each answer tens of KiB: every frame
+    arrives whole (two threads' writes to the pipe once interleaved mid-frame)."""
+    body = "\n".join(f"    value_{line} = 'harbour lantern {line}' * 3" for line in range(40))
+    files = {f"pkg/m{i}.py": f"def lantern_{i}():\n{body}\n    return 1\n" for i in range(60)}
+    root = make_tree(tmp_path, files)
+    client = RawClient()
+    try:
+        initialize(client, root)
+        asked = range(100, 180)
+        for request_id in asked:
+            client.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "rag/search",
+                    "params": {"query": f"harbour lantern value {request_id}", "topK": 50},
+                }
+            )
+        answers: dict[int, dict[str, Any]] = {}
+        while len(answers) < len(asked):
+            message = client.receive()  # a broken frame fails here
+            if "id" in message and "method" not in message:
+                answers[message["id"]] = message
+        assert sorted(answers) == list(asked)
+        assert all(len(answers[i]["result"]["results"]) == 50 for i in asked)
+    finally:
+        client.process.kill()
+        client.process.wait()

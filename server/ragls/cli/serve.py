@@ -14,15 +14,17 @@ def command_serve(args: argparse.Namespace) -> int:
     from ragls.lsp.framing import FRAMING_EXIT_CODE, FramedInput
     from ragls.lsp.guard import ProtocolGuard
     from ragls.lsp.logs import configure  # the daemon's imports, only when serving
+    from ragls.lsp.output import SerialOutput
     from ragls.lsp.server import create_server, handled_requests
 
     server = create_server()
     configure(server, args.log_level)
     if args.tcp is None:
-        guard = ProtocolGuard(sys.stdout.buffer, handled_requests())
+        stdout = SerialOutput(sys.stdout.buffer)
+        guard = ProtocolGuard(stdout, handled_requests())
         framed = FramedInput(sys.stdin.buffer, args.max_frame_mib * 1024 * 1024, guard)
         try:
-            server.start_io(stdin=framed, stdout=sys.stdout.buffer)  # type: ignore[arg-type]
+            server.start_io(stdin=framed, stdout=stdout)  # type: ignore[arg-type]
         finally:  # a client gone without shutdown: still save what is unsaved (SPEC §11)
             server.sessions.stop()
         return 0 if framed.error is None else FRAMING_EXIT_CODE
@@ -31,7 +33,7 @@ def command_serve(args: argparse.Namespace) -> int:
 
     host, port = parse_address(args.tcp, args.allow_remote)
     connection, token = accept_one(host, port, default_cache_root())
-    output = connection.makefile("wb")
+    output = SerialOutput(connection.makefile("wb"))
     check = TokenCheck(token, ProtocolGuard(output, handled_requests()))
     framed = FramedInput(connection.makefile("rb"), args.max_frame_mib * 1024 * 1024, check)
     try:

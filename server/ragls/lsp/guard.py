@@ -31,7 +31,7 @@ import logging
 import threading
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,16 @@ STANDARD_STRING_PARAMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 )
 
 
+class Output(Protocol):
+    """Where the guard writes its answers (the daemon's :class:`~ragls.lsp.output.SerialOutput`)."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
 class ProtocolGuard:
-    def __init__(self, output: BinaryIO, handled: frozenset[str] | None = None) -> None:
+    def __init__(self, output: Output, handled: frozenset[str] | None = None) -> None:
         """``handled``: the request methods the server has handlers for (None: any)."""
         self._output = output
         self._handled = handled
