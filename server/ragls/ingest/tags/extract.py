@@ -36,7 +36,7 @@ from ragls.ingest.tags.languages import CLASS_KINDS, QUERIES
 _DEFINITION = "definition."
 _REFERENCE = "reference."
 
-_queries: dict[str, Query | None] = {}
+_queries: dict[str, _Compiled | None] = {}
 _fallbacks: dict[str, re.Pattern[bytes]] = {}
 _queries_lock = threading.Lock()
 
@@ -58,12 +58,77 @@ def query_sources(language: str) -> list[str]:
     return sources
 
 
-def _query(language: str) -> Query | None:
+# Per pattern of a compiled query: (definition or not, kind, the capture) when the pattern has
+# exactly one ``@definition.KIND``/``@reference.KIND`` capture and every match holds it once;
+# _NO_ROLE when it has none (its matches are no symbols); None when a match must be looked at.
+_Role = tuple[bool, str, str]
+_NO_ROLE = (False, "", "")
+_CAPTURE = re.compile(rb"@([\w.-]+)")
+
+
+class _Compiled:
+    """A language's tag query and what each of its patterns finds (see :func:`_roles`)."""
+
+    __slots__ = ("query", "roles")
+
+    def __init__(self, query: Query, text: str) -> None:
+        self.query = query
+        self.roles = _roles(query, text.encode("utf-8"))
+
+
+def _roles(query: Query, text: bytes) -> tuple[_Role | None, ...]:
+    """Each pattern's role, from its text and its captures' quantifiers, so that a match is
+    read without looking at each of its captures. A reference capture whose every pattern has
+    it as its one role, exactly once, and that no predicate reads is disabled: its node is never
+    built (the pattern says its kind)."""
+    quantifiers: list[dict[str, str]] = []
+    for pattern in range(query.pattern_count):
+        held: dict[str, str] = {}
+        for index in range(query.capture_count):
+            try:
+                quantifier = query.capture_quantifier(pattern, index)
+            except SystemError:  # a capture the pattern does not have (quantifier zero)
+                continue
+            held[query.capture_name(index)] = quantifier
+        quantifiers.append(held)
+    roles: list[_Role | None] = []
+    for pattern, held in enumerate(quantifiers):
+        start, end = query.start_byte_for_pattern(pattern), query.end_byte_for_pattern(pattern)
+        written = {m.decode() for m in _CAPTURE.findall(text[start:end])} & set(held)
+        found = [(capture, _role(capture)) for capture in sorted(written)]
+        found_roles = [(capture, role) for capture, role in found if role is not None]
+        if not found_roles and written == set(held):
+            roles.append(_NO_ROLE)
+        elif len(found_roles) == 1 and written == set(held) and held[found_roles[0][0]] == "":
+            capture, (definition, kind) = found_roles[0]
+            roles.append((definition, kind, capture))
+        else:
+            roles.append(None)
+    read_by_predicates = {
+        m.decode()
+        for line in text.splitlines()
+        if b"(#" in line
+        for m in _CAPTURE.findall(line[line.index(b"(#") :])
+    }
+    for index in range(query.capture_count):
+        capture = query.capture_name(index)
+        role = _role(capture)
+        if role is None or role[0] or capture in read_by_predicates:
+            continue
+        users = [pattern for pattern, held in enumerate(quantifiers) if capture in held]
+        if all(roles[pattern] == (False, role[1], capture) for pattern in users):
+            query.disable_capture(capture)
+    return tuple(roles)
+
+
+def _query(language: str) -> _Compiled | None:
     with _queries_lock:
         if language not in _queries:
             sources = query_sources(language) if has_tags(language) else []
             text = "\n".join(sources)
-            _queries[language] = Query(grammar_language(language), text) if text else None
+            _queries[language] = (
+                _Compiled(Query(grammar_language(language), text), text) if text else None
+            )
         return _queries[language]
 
 
@@ -85,34 +150,38 @@ class _Columns:
 
 def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
     """The definitions and references of ``source``, parsed as ``tree`` (see module doc)."""
-    query = _query(language)
-    if query is None:
+    compiled = _query(language)
+    if compiled is None:
         return NO_SYMBOLS
-    found_definitions: dict[tuple[int, int], tuple[str, Node, Node]] = {}
+    roles = compiled.roles
+    # by name node (start byte, end byte): (kind, name node, node, its width) / (kind, name node)
+    found_definitions: dict[tuple[int, int], tuple[str, Node, Node, int]] = {}
     found_references: dict[tuple[int, int], tuple[str, Node]] = {}
-    for _, captures in QueryCursor(query).matches(tree.root_node):
+    for pattern, captures in QueryCursor(compiled.query).matches(tree.root_node):
+        role = roles[pattern]
+        if role is None:
+            role = _match_role(captures)
+            if role is None:
+                continue
+        elif role is _NO_ROLE:
+            continue
         names = captures.get("name")
         if not names:
             continue
         name_node = names[0]
-        for capture, nodes in captures.items():
-            role = _role(capture)
-            if role is None:
+        key = name_node.byte_range
+        definition, kind, capture = role
+        if definition:
+            nodes = captures.get(capture)
+            if not nodes:
                 continue
-            definition, kind = role
-            if definition:
-                key = (name_node.start_byte, name_node.end_byte)
-                node = nodes[0]
-                kept = found_definitions.get(key)
-                if kept is None or node.end_byte - node.start_byte > (
-                    kept[2].end_byte - kept[2].start_byte
-                ):
-                    found_definitions[key] = (kind, name_node, node)
-                break
-            key = (name_node.start_byte, name_node.end_byte)
-            if key not in found_references:
-                found_references[key] = (kind, name_node)
-            break
+            node = nodes[0]
+            width = node.end_byte - node.start_byte
+            kept = found_definitions.get(key)
+            if kept is None or width > kept[3]:
+                found_definitions[key] = (kind, name_node, node, width)
+        elif key not in found_references:
+            found_references[key] = (kind, name_node)
     for key in found_definitions:  # a definition's own name is not a reference to it
         found_references.pop(key, None)
     fallback = QUERIES[language].fallback
@@ -121,7 +190,7 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
     columns = _Columns(source)
     merge = QUERIES[language].merge_clauses
     definitions, spans = _definitions(found_definitions.values(), columns, merge)
-    packed = _references(sorted(found_references.items()), spans, columns, source)
+    packed = _references(found_references, spans, columns, source)
     if fallback and tree.root_node.has_error:
         definitions += _fallback_definitions(language, fallback, source, definitions, columns)
     if not definitions and not packed[0]:
@@ -184,8 +253,17 @@ def _role(capture: str) -> tuple[bool, str] | None:
     return None
 
 
+def _match_role(captures: dict[str, list[Node]]) -> _Role | None:
+    """The role of a match whose pattern does not say it: its first role capture's."""
+    for capture in captures:
+        role = _role(capture)
+        if role is not None:
+            return role[0], role[1], capture
+    return None
+
+
 def _definitions(
-    found: Iterable[tuple[str, Node, Node]], columns: _Columns, merge_clauses: bool = False
+    found: Iterable[tuple[str, Node, Node, int]], columns: _Columns, merge_clauses: bool = False
 ) -> tuple[list[Definition], list[tuple[int, int, int]]]:
     """Definitions in source order with their containers, and each one's (start byte, end
     byte, index) for the references' enclosing definitions. With ``merge_clauses``, a
@@ -198,7 +276,7 @@ def _definitions(
     definitions: list[Definition] = []
     spans: list[tuple[int, int, int]] = []
     stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the open ones
-    for kind, name_node, node in ordered:
+    for kind, name_node, node, _ in ordered:
         name = _text(name_node)
         if not name:
             continue
@@ -238,49 +316,59 @@ def _definitions(
 
 
 def _references(
-    found: list[tuple[tuple[int, int], tuple[str, Node]]],
+    found: dict[tuple[int, int], tuple[str, Node]],
     spans: list[tuple[int, int, int]],
     columns: _Columns,
     source: bytes,
 ) -> tuple[tuple[str, ...], tuple[str, ...], array[int]]:
-    """The references ``found`` (by name bytes, in source order) packed as
-    :class:`FileSymbols` holds them: names, distinct kinds, and five numbers each."""
+    """The references ``found`` (by name bytes) packed in source order as
+    :class:`FileSymbols` holds them: names, distinct kinds, and five numbers each. A name's
+    bytes are decoded and interned once per file."""
     intern = sys.intern
     names: list[str] = []
     kinds: dict[str, int] = {}
-    data = array("i")
+    numbers: list[int] = []
+    decoded: dict[bytes, str] = {}
     open_spans: list[tuple[int, int]] = []  # (end byte, definition index)
     next_span = 0
+    next_start = spans[0][0] if spans else sys.maxsize  # where the next definition starts
     ascii_source = columns.ascii  # byte columns are UTF-16 columns
-    for (at, end_byte), (kind, name_node) in found:
+    for key in sorted(found):
+        at, end_byte = key
+        kind, name_node = found[key]
         text = source[at:end_byte]
-        if not text:
-            continue
-        if b"\n" in text:  # a name over several lines (never an identifier): as the tree says
-            name = _text(name_node)
-            start, end = name_node.start_point, name_node.end_point
-            row, column, end_column = start.row, start.column, end.column
+        name = decoded.get(text)
+        if name is None:
+            if not text:
+                continue
+            if b"\n" in text:  # a name over several lines (never an identifier): as the tree says
+                name = intern(_text(name_node))
+                start, end = name_node.start_point, name_node.end_point
+                row, column, end_column = start.row, start.column, end.column
+            else:
+                name = decoded[text] = intern(text.decode("utf-8", "replace"))
+                row, column = name_node.start_point
+                end_column = column + end_byte - at
         else:
-            name = text.decode("utf-8", "replace")
             row, column = name_node.start_point
             end_column = column + end_byte - at
-        while next_span < len(spans) and spans[next_span][0] <= at:
-            while open_spans and open_spans[-1][0] <= spans[next_span][0]:
-                open_spans.pop()
-            open_spans.append((spans[next_span][1], spans[next_span][2]))
-            next_span += 1
+        if next_start <= at:  # definitions start before it: open them
+            while next_span < len(spans) and spans[next_span][0] <= at:
+                while open_spans and open_spans[-1][0] <= spans[next_span][0]:
+                    open_spans.pop()
+                open_spans.append((spans[next_span][1], spans[next_span][2]))
+                next_span += 1
+            next_start = spans[next_span][0] if next_span < len(spans) else sys.maxsize
         while open_spans and open_spans[-1][0] <= at:
             open_spans.pop()
         if not ascii_source:
             column, end_column = columns(row, column), columns(row, end_column)
-        names.append(intern(name))
-        data.extend(
-            (
-                kinds.setdefault(kind, len(kinds)),
-                row,
-                column,
-                end_column,
-                open_spans[-1][1] if open_spans else -1,
-            )
+        names.append(name)
+        numbers += (
+            kinds.setdefault(kind, len(kinds)),
+            row,
+            column,
+            end_column,
+            open_spans[-1][1] if open_spans else -1,
         )
-    return tuple(names), tuple(kinds), data
+    return tuple(names), tuple(kinds), array("i", numbers)
