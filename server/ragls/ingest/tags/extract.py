@@ -24,9 +24,13 @@ from array import array
 from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
+from itertools import chain
 from pathlib import Path
+from typing import NamedTuple
 
-from tree_sitter import Node, Query, QueryCursor, Tree
+import numpy as np
+import numpy.typing as npt
+from tree_sitter import Language, Node, Query, QueryCursor, Tree
 
 from ragls.core.symbols import NO_SYMBOLS, Definition, FileSymbols
 from ragls.ingest.chunking.grammars import GRAMMARS
@@ -58,29 +62,43 @@ def query_sources(language: str) -> list[str]:
     return sources
 
 
-# Per pattern of a compiled query: (definition or not, kind, the capture) when the pattern has
-# exactly one ``@definition.KIND``/``@reference.KIND`` capture and every match holds it once;
-# _NO_ROLE when it has none (its matches are no symbols); None when a match must be looked at.
-_Role = tuple[bool, str, str]
-_NO_ROLE = (False, "", "")
+# Per pattern of a compiled query: (definition or not, kind, the capture, the kind's number in
+# the query) when the pattern has exactly one ``@definition.KIND``/``@reference.KIND`` capture
+# and every match holds it once; _NO_ROLE when it has none (its matches are no symbols); None
+# when each match must be looked at.
+_Role = tuple[bool, str, str, int]
+_NO_ROLE = (False, "", "", -1)
 _CAPTURE = re.compile(rb"@([\w.-]+)")
+# Node types a name can have that :func:`_text` names otherwise than by their text.
+_NAMED_OTHERWISE = ("operator_cast", "companion_object")
 
 
 class _Compiled:
     """A language's tag query and what each of its patterns finds (see :func:`_roles`)."""
 
-    __slots__ = ("query", "roles")
+    __slots__ = ("kind_numbers", "kinds", "named_by_text", "query", "quick", "roles")
 
-    def __init__(self, query: Query, text: str) -> None:
+    def __init__(self, query: Query, text: str, language: Language) -> None:
         self.query = query
-        self.roles = _roles(query, text.encode("utf-8"))
+        # whether every name is its node's text (no node type that _text names otherwise)
+        self.named_by_text = all(
+            language.id_for_node_kind(kind, True) is None for kind in _NAMED_OTHERWISE
+        )
+        roles = (_role(query.capture_name(index)) for index in range(query.capture_count))
+        self.kinds = tuple(sorted({role[1] for role in roles if role is not None}))
+        self.kind_numbers = {kind: number for number, kind in enumerate(self.kinds)}
+        self.roles, self.quick = _roles(query, text.encode("utf-8"), self.kind_numbers)
 
 
-def _roles(query: Query, text: bytes) -> tuple[_Role | None, ...]:
+def _roles(
+    query: Query, text: bytes, kind_numbers: dict[str, int]
+) -> tuple[tuple[_Role | None, ...], tuple[int, ...]]:
     """Each pattern's role, from its text and its captures' quantifiers, so that a match is
-    read without looking at each of its captures. A reference capture whose every pattern has
-    it as its one role, exactly once, and that no predicate reads is disabled: its node is never
-    built (the pattern says its kind)."""
+    read without looking at each of its captures; and per pattern, the kind number of a
+    reference pattern whose every match holds exactly one name (-1 for the others), whose
+    matches are read by their name alone. A reference capture whose every pattern has it as its
+    one role, exactly once, and that no predicate reads is disabled: its node is never built
+    (the pattern says its kind)."""
     quantifiers: list[dict[str, str]] = []
     for pattern in range(query.pattern_count):
         held: dict[str, str] = {}
@@ -101,7 +119,7 @@ def _roles(query: Query, text: bytes) -> tuple[_Role | None, ...]:
             roles.append(_NO_ROLE)
         elif len(found_roles) == 1 and written == set(held) and held[found_roles[0][0]] == "":
             capture, (definition, kind) = found_roles[0]
-            roles.append((definition, kind, capture))
+            roles.append((definition, kind, capture, kind_numbers[kind]))
         else:
             roles.append(None)
     read_by_predicates = {
@@ -116,9 +134,14 @@ def _roles(query: Query, text: bytes) -> tuple[_Role | None, ...]:
         if role is None or role[0] or capture in read_by_predicates:
             continue
         users = [pattern for pattern, held in enumerate(quantifiers) if capture in held]
-        if all(roles[pattern] == (False, role[1], capture) for pattern in users):
+        reference = (False, role[1], capture, kind_numbers[role[1]])
+        if all(roles[pattern] == reference for pattern in users):
             query.disable_capture(capture)
-    return tuple(roles)
+    quick = tuple(
+        role[3] if role is not None and not role[0] and held.get("name") == "" else -1
+        for role, held in zip(roles, quantifiers, strict=True)
+    )
+    return tuple(roles), quick
 
 
 def _query(language: str) -> _Compiled | None:
@@ -126,9 +149,8 @@ def _query(language: str) -> _Compiled | None:
         if language not in _queries:
             sources = query_sources(language) if has_tags(language) else []
             text = "\n".join(sources)
-            _queries[language] = (
-                _Compiled(Query(grammar_language(language), text), text) if text else None
-            )
+            grammar = grammar_language(language)
+            _queries[language] = _Compiled(Query(grammar, text), text, grammar) if text else None
         return _queries[language]
 
 
@@ -153,14 +175,22 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
     compiled = _query(language)
     if compiled is None:
         return NO_SYMBOLS
-    roles = compiled.roles
-    # by name node (start byte, end byte): (kind, name node, node, its width) / (kind, name node)
-    found_definitions: dict[tuple[int, int], tuple[str, Node, Node, int]] = {}
-    found_references: dict[tuple[int, int], tuple[str, Node]] = {}
+    roles, kind_numbers, quick = compiled.roles, compiled.kind_numbers, compiled.quick
+    # by name node (start byte, end byte): (node start byte, node end byte, kind, name, node)
+    found_definitions: dict[tuple[int, int], tuple[int, int, str, Node, Node]] = {}
+    # every reference match's name node (start byte, end byte) and kind number, in match order
+    reference_keys: list[tuple[int, int]] = []
+    reference_kinds: list[int] = []
+    add_key, add_kind = reference_keys.append, reference_kinds.append
     for pattern, captures in QueryCursor(compiled.query).matches(tree.root_node):
+        number = quick[pattern]
+        if number >= 0:  # a reference pattern with one name: nothing else to look at
+            add_key(captures["name"][0].byte_range)
+            add_kind(number)
+            continue
         role = roles[pattern]
         if role is None:
-            role = _match_role(captures)
+            role = _match_role(captures, kind_numbers)
             if role is None:
                 continue
         elif role is _NO_ROLE:
@@ -169,44 +199,55 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
         if not names:
             continue
         name_node = names[0]
-        key = name_node.byte_range
-        definition, kind, capture = role
+        definition, kind, capture, number = role
         if definition:
             nodes = captures.get(capture)
             if not nodes:
                 continue
             node = nodes[0]
-            width = node.end_byte - node.start_byte
+            start, end = node.byte_range
+            key = name_node.byte_range
             kept = found_definitions.get(key)
-            if kept is None or width > kept[3]:
-                found_definitions[key] = (kind, name_node, node, width)
-        elif key not in found_references:
-            found_references[key] = (kind, name_node)
-    for key in found_definitions:  # a definition's own name is not a reference to it
-        found_references.pop(key, None)
+            if kept is None or end - start > kept[1] - kept[0]:
+                found_definitions[key] = (start, end, kind, name_node, node)
+        else:
+            add_key(name_node.byte_range)
+            add_kind(number)
     fallback = QUERIES[language].fallback
-    if not found_definitions and not found_references and not fallback:
+    if not found_definitions and not reference_keys and not fallback:
         return NO_SYMBOLS
     columns = _Columns(source)
-    merge = QUERIES[language].merge_clauses
-    definitions, spans = _definitions(found_definitions.values(), columns, merge)
-    packed = _references(found_references, spans, columns, source)
+    definitions = _definitions(
+        found_definitions, source, columns, compiled.named_by_text, QUERIES[language].merge_clauses
+    )
+    references = _references(
+        _References(reference_keys, reference_kinds, compiled.kinds, list(found_definitions)),
+        definitions.spans,
+        columns,
+        source,
+    )
     if fallback and tree.root_node.has_error:
-        definitions += _fallback_definitions(language, fallback, source, definitions, columns)
-    if not definitions and not packed[0]:
+        definitions.extend(_fallback_definitions(language, fallback, source, definitions, columns))
+    if not definitions.names and not references[0]:
         return NO_SYMBOLS
-    return FileSymbols.packed(definitions, *packed)
+    return FileSymbols(
+        tuple(definitions.names),
+        tuple(definitions.kinds),
+        tuple(definitions.containers),
+        array("i", definitions.numbers),
+        *references,
+    )
 
 
 def _fallback_definitions(
-    language: str, pattern: str, source: bytes, found: list[Definition], columns: _Columns
+    language: str, pattern: str, source: bytes, found: _Definitions, columns: _Columns
 ) -> list[Definition]:
     """The functions the language's line pattern finds where the queries found none (a file
     the grammar could not read); each spans its name."""
     compiled = _fallbacks.get(language)
     if compiled is None:
         compiled = _fallbacks.setdefault(language, re.compile(pattern.encode(), re.MULTILINE))
-    known = {(d.name, d.line) for d in found}
+    known = set(zip(found.names, found.numbers[::4], strict=True))
     added: list[Definition] = []
     line, counted = 0, 0
     for match in compiled.finditer(source):
@@ -253,122 +294,217 @@ def _role(capture: str) -> tuple[bool, str] | None:
     return None
 
 
-def _match_role(captures: dict[str, list[Node]]) -> _Role | None:
+def _match_role(captures: dict[str, list[Node]], kind_numbers: dict[str, int]) -> _Role | None:
     """The role of a match whose pattern does not say it: its first role capture's."""
     for capture in captures:
         role = _role(capture)
         if role is not None:
-            return role[0], role[1], capture
+            return role[0], role[1], capture, kind_numbers[role[1]]
     return None
 
 
+class _Definitions:
+    """A file's definitions in source order, packed as :class:`FileSymbols` holds them (names,
+    kinds and containers interned; four numbers each), and each one's (start byte, end byte,
+    index) for the references' enclosing definitions."""
+
+    __slots__ = ("containers", "kinds", "names", "numbers", "spans")
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.kinds: list[str] = []
+        self.containers: list[str] = []
+        self.numbers: list[int] = []
+        self.spans: list[tuple[int, int, int]] = []
+
+    def extend(self, definitions: Iterable[Definition]) -> None:
+        intern = sys.intern
+        for definition in definitions:
+            self.names.append(intern(definition.name))
+            self.kinds.append(intern(definition.kind))
+            self.containers.append(intern(definition.container))
+            self.numbers += definition[3:]
+
+
 def _definitions(
-    found: Iterable[tuple[str, Node, Node, int]], columns: _Columns, merge_clauses: bool = False
-) -> tuple[list[Definition], list[tuple[int, int, int]]]:
-    """Definitions in source order with their containers, and each one's (start byte, end
-    byte, index) for the references' enclosing definitions. With ``merge_clauses``, a
-    definition that follows one of the same name, kind and container with no other between
-    (a Haskell function's next equation, an Elixir function's next clause) extends it."""
-    ordered = sorted(
-        found,
-        key=lambda item: (item[2].start_byte, -item[2].end_byte, item[1].start_byte),
+    found: dict[tuple[int, int], tuple[int, int, str, Node, Node]],
+    source: bytes,
+    columns: _Columns,
+    named_by_text: bool,
+    merge_clauses: bool = False,
+) -> _Definitions:
+    """Definitions in source order with their containers (see :class:`_Definitions`). A name
+    is its node's source text (``named_by_text``; else :func:`_text` says). With
+    ``merge_clauses``, a definition that follows one of the same name, kind and container with
+    no other between (a Haskell function's next equation, an Elixir function's next clause)
+    extends it."""
+    ordered = sorted(found.items(), key=lambda item: (item[1][0], -item[1][1], item[0][0]))
+    packed = _Definitions()
+    names, kinds, containers, numbers, spans = (
+        packed.names,
+        packed.kinds,
+        packed.containers,
+        packed.numbers,
+        packed.spans,
     )
-    definitions: list[Definition] = []
-    spans: list[tuple[int, int, int]] = []
+    intern = sys.intern
+    wide = not columns.ascii
     stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the open ones
-    for kind, name_node, node, _ in ordered:
-        name = _text(name_node)
+    for (name_start, name_end), (start, end, kind, name_node, node) in ordered:
+        if named_by_text:
+            text = source[name_start:name_end]
+            name = text.decode("utf-8", "replace") if text else ""
+        else:
+            name = _text(name_node)
         if not name:
             continue
-        while stack and stack[-1][0] <= node.start_byte:
+        while stack and stack[-1][0] <= start:
             stack.pop()
         container = stack[-1][1] if stack else ""
         if kind == "function" and stack and stack[-1][2] in CLASS_KINDS:
             kind = "method"
-        start, end = name_node.start_point, node.end_point
-        last = definitions[-1] if definitions else None
+        end_row, end_column = node.end_point
+        if wide:
+            end_column = columns(end_row, end_column)
+        qualified = f"{container}.{name}" if container else name
         if (
             merge_clauses
-            and last is not None
-            and (last.name, last.kind, last.container) == (name, kind, container)
-            and spans[-1][1] <= node.start_byte
+            and names
+            and names[-1] == name
+            and kinds[-1] == kind
+            and containers[-1] == container
+            and spans[-1][1] <= start
         ):
-            definitions[-1] = last._replace(
-                end_line=end.row, end_column=columns(end.row, end.column)
-            )
-            spans[-1] = (spans[-1][0], node.end_byte, spans[-1][2])
-            stack.append((node.end_byte, f"{container}.{name}" if container else name, kind))
+            numbers[-2:] = (end_row, end_column)
+            spans[-1] = (spans[-1][0], end, spans[-1][2])
+            stack.append((end, qualified, kind))
             continue
-        definitions.append(
-            Definition(
-                name,
-                kind,
-                container,
-                start.row,
-                columns(start.row, start.column),
-                end.row,
-                columns(end.row, end.column),
-            )
-        )
-        spans.append((node.start_byte, node.end_byte, len(definitions) - 1))
-        stack.append((node.end_byte, f"{container}.{name}" if container else name, kind))
-    return definitions, spans
+        row, column = name_node.start_point
+        if wide:
+            column = columns(row, column)
+        names.append(intern(name))
+        kinds.append(intern(kind))
+        containers.append(intern(container))
+        numbers += (row, column, end_row, end_column)
+        spans.append((start, end, len(names) - 1))
+        stack.append((end, qualified, kind))
+    return packed
+
+
+class _References(NamedTuple):
+    """A file's reference matches, as :func:`file_symbols` collects them."""
+
+    keys: list[tuple[int, int]]  # each match's name (start byte, end byte), in match order
+    kinds: list[int]  # each match's kind, numbered as in ``kind_names``
+    kind_names: tuple[str, ...]
+    definition_keys: list[tuple[int, int]]  # the definitions' names: no references
 
 
 def _references(
-    found: dict[tuple[int, int], tuple[str, Node]],
+    found: _References,
     spans: list[tuple[int, int, int]],
     columns: _Columns,
     source: bytes,
 ) -> tuple[tuple[str, ...], tuple[str, ...], array[int]]:
-    """The references ``found`` (by name bytes) packed in source order as
-    :class:`FileSymbols` holds them: names, distinct kinds, and five numbers each. A name's
-    bytes are decoded and interned once per file."""
+    """The references ``found`` packed as :class:`FileSymbols` holds them: names, distinct
+    kinds, and five numbers each, in source order. Matches of the same name node count once,
+    with the first match's kind; a definition's own name is no reference. The numbers are
+    computed over arrays: lines and columns from where the source's lines start (byte columns,
+    as the tree counts them), the enclosing definition from the definitions' spans; a name is
+    its source text, decoded and interned once per file."""
+    if not found.keys:
+        return (), (), array("i")
+    pairs = np.fromiter(chain.from_iterable(found.keys), np.int64, 2 * len(found.keys))
+    pairs = pairs.reshape(-1, 2)
+    keys = (pairs[:, 0] << 32) | pairs[:, 1]
+    order = np.argsort(keys, kind="stable")  # by name node; among equal ones, match order
+    keys = keys[order]
+    first = np.empty(len(keys), np.bool_)
+    first[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    kept = first & (pairs[order, 1] > pairs[order, 0])  # once each, never an empty name
+    if found.definition_keys:
+        defined = np.fromiter(
+            chain.from_iterable(found.definition_keys), np.int64, 2 * len(found.definition_keys)
+        ).reshape(-1, 2)
+        defined = np.sort((defined[:, 0] << 32) | defined[:, 1])
+        at = np.minimum(np.searchsorted(defined, keys), len(defined) - 1)
+        kept &= defined[at] != keys
+    chosen = order[kept]
+    if not len(chosen):
+        return (), (), array("i")
+    starts, ends = pairs[chosen, 0], pairs[chosen, 1]
+    count = len(chosen)
+    numbers = np.empty((count, 5), np.intc)
+    # kinds, numbered in the order they first occur
+    kind_numbers = np.fromiter(found.kinds, np.intc, len(found.kinds))[chosen]
+    present = np.flatnonzero(np.bincount(kind_numbers, minlength=len(found.kind_names)))
+    if len(present) == 1:
+        distinct = present
+        numbers[:, 0] = 0
+    else:
+        first_at = [int(np.argmax(kind_numbers == number)) for number in present.tolist()]
+        distinct = present[np.argsort(first_at)]
+        renumber = np.zeros(len(found.kind_names), np.intc)
+        renumber[distinct] = np.arange(len(distinct), dtype=np.intc)
+        numbers[:, 0] = renumber[kind_numbers]
+    # lines and byte columns
+    newlines = np.flatnonzero(np.frombuffer(source, np.uint8) == 10)
+    line_starts = np.concatenate((np.zeros(1, np.int64), newlines + 1))
+    rows = np.searchsorted(newlines, starts)
+    numbers[:, 1] = rows
+    numbers[:, 2] = starts - line_starts[rows]
+    numbers[:, 3] = ends - line_starts[np.searchsorted(newlines, ends)]
+    numbers[:, 4] = _enclosing(starts, spans)
+    if not columns.ascii:  # UTF-16 columns on the lines holding other characters
+        wide = np.flatnonzero(np.frombuffer(source, np.uint8) >= 128)
+        wide_rows = np.unique(np.searchsorted(newlines, wide))
+        for index in np.flatnonzero(np.isin(rows, wide_rows)).tolist():
+            row, column, end_column = numbers[index, 1:4].tolist()
+            numbers[index, 2] = columns(row, column)
+            numbers[index, 3] = columns(row, end_column)
     intern = sys.intern
-    names: list[str] = []
-    kinds: dict[str, int] = {}
-    numbers: list[int] = []
     decoded: dict[bytes, str] = {}
-    open_spans: list[tuple[int, int]] = []  # (end byte, definition index)
-    next_span = 0
-    next_start = spans[0][0] if spans else sys.maxsize  # where the next definition starts
-    ascii_source = columns.ascii  # byte columns are UTF-16 columns
-    for key in sorted(found):
-        at, end_byte = key
-        kind, name_node = found[key]
-        text = source[at:end_byte]
+    names: list[str] = []
+    add_name = names.append
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        text = source[start:end]
         name = decoded.get(text)
         if name is None:
-            if not text:
-                continue
-            if b"\n" in text:  # a name over several lines (never an identifier): as the tree says
-                name = intern(_text(name_node))
-                start, end = name_node.start_point, name_node.end_point
-                row, column, end_column = start.row, start.column, end.column
-            else:
-                name = decoded[text] = intern(text.decode("utf-8", "replace"))
-                row, column = name_node.start_point
-                end_column = column + end_byte - at
-        else:
-            row, column = name_node.start_point
-            end_column = column + end_byte - at
-        if next_start <= at:  # definitions start before it: open them
-            while next_span < len(spans) and spans[next_span][0] <= at:
-                while open_spans and open_spans[-1][0] <= spans[next_span][0]:
-                    open_spans.pop()
-                open_spans.append((spans[next_span][1], spans[next_span][2]))
-                next_span += 1
-            next_start = spans[next_span][0] if next_span < len(spans) else sys.maxsize
-        while open_spans and open_spans[-1][0] <= at:
+            name = decoded[text] = intern(text.decode("utf-8", "replace"))
+        add_name(name)
+    packed = array("i")
+    packed.frombytes(numbers.tobytes())
+    kinds = tuple(found.kind_names[number] for number in distinct.tolist())
+    return tuple(names), kinds, packed
+
+
+def _enclosing(
+    starts: npt.NDArray[np.int64], spans: list[tuple[int, int, int]]
+) -> npt.NDArray[np.intc]:
+    """For each reference starting at one of ``starts``, the index of the innermost definition
+    holding it, -1 for none: the last definition (in source order) starting at or before it,
+    or else the definition that was open around that one, and so on, until one ends after the
+    reference starts."""
+    found = np.full(len(starts), -1, np.intc)
+    if not spans:
+        return found
+    span_starts = np.array([span[0] for span in spans], np.int64)
+    span_ends = np.array([span[1] for span in spans], np.int64)
+    indexes = np.array([span[2] for span in spans], np.intc)
+    outer = np.empty(len(spans), np.int64)  # the definition open around each, -1: none
+    open_spans: list[int] = []
+    for position, (start, _, _) in enumerate(spans):
+        while open_spans and spans[open_spans[-1]][1] <= start:
             open_spans.pop()
-        if not ascii_source:
-            column, end_column = columns(row, column), columns(row, end_column)
-        names.append(name)
-        numbers += (
-            kinds.setdefault(kind, len(kinds)),
-            row,
-            column,
-            end_column,
-            open_spans[-1][1] if open_spans else -1,
-        )
-    return tuple(names), tuple(kinds), array("i", numbers)
+        outer[position] = open_spans[-1] if open_spans else -1
+        open_spans.append(position)
+    at = np.searchsorted(span_starts, starts, side="right") - 1
+    while True:
+        ended = (at >= 0) & (span_ends[np.maximum(at, 0)] <= starts)
+        if not ended.any():
+            break
+        at[ended] = outer[at[ended]]
+    held = at >= 0
+    found[held] = indexes[at[held]]
+    return found
