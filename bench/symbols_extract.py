@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tree_sitter import Query, Tree
+from tree_sitter import Query, QueryCursor, Tree
 
 from ragls.core.symbols import FileSymbols, SymbolIndex
 from ragls.ingest.chunking.normalize import DEFAULT_MAX_LINE_CHARS, normalize_text
@@ -104,14 +104,14 @@ def profile(roots: list[Path], top: int) -> None:
 
     def walk_only() -> None:
         for (_, language, _), tree in pairs:
-            extract.QueryCursor(never[language]).matches(tree.root_node)
+            QueryCursor(never[language]).matches(tree.root_node)
 
     def matches_only() -> None:
         for (_, language, _), tree in pairs:
             compiled = extract._query(language)
             if compiled is not None:  # (before 2026-12-06, _query gave the Query itself)
-                query = getattr(compiled, "query", compiled)
-                for _ in extract.QueryCursor(query).matches(tree.root_node):
+                query: Query = getattr(compiled, "query", compiled)
+                for _ in QueryCursor(query).matches(tree.root_node):
                     pass
 
     symbols: list[FileSymbols] = []
