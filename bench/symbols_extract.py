@@ -35,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from tree_sitter import Query, QueryCursor, Tree
 
@@ -110,7 +111,7 @@ def profile(roots: list[Path], top: int) -> None:
         for (_, language, _), tree in pairs:
             compiled = extract._query(language)
             if compiled is not None:  # (before 2026-12-06, _query gave the Query itself)
-                query: Query = getattr(compiled, "query", compiled)
+                query: Query = getattr(compiled, "query", None) or cast(Query, compiled)
                 for _ in QueryCursor(query).matches(tree.root_node):
                     pass
 
