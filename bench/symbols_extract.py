@@ -35,7 +35,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from tree_sitter import Query, QueryCursor, Tree
 
@@ -43,7 +42,7 @@ from ragls.core.symbols import FileSymbols, SymbolIndex
 from ragls.ingest.chunking.normalize import DEFAULT_MAX_LINE_CHARS, normalize_text
 from ragls.ingest.chunking.symbols import code_units, grammar_language, has_grammar, parse
 from ragls.ingest.formats import DocumentFormat, decode_text, detect
-from ragls.ingest.tags import extract
+from ragls.ingest.tags.compiled import compiled_query
 from ragls.ingest.tags.extract import file_symbols, has_tags
 
 Source = tuple[str, str, bytes]  # path, language, normalised text as UTF-8
@@ -100,7 +99,7 @@ def profile(roots: list[Path], top: int) -> None:
     rows.append(("chunker units", cpu(units)))
     languages = {language for _, language, _ in files}
     for language in languages:  # queries compiled before anything is timed
-        extract._query(language)
+        compiled_query(language)
     never = {name: Query(grammar_language(name), "(ERROR (ERROR) @x)") for name in languages}
 
     def walk_only() -> None:
@@ -109,10 +108,9 @@ def profile(roots: list[Path], top: int) -> None:
 
     def matches_only() -> None:
         for (_, language, _), tree in pairs:
-            compiled = extract._query(language)
-            if compiled is not None:  # (before 2026-12-06, _query gave the Query itself)
-                query: Query = getattr(compiled, "query", None) or cast(Query, compiled)
-                for _ in QueryCursor(query).matches(tree.root_node):
+            compiled = compiled_query(language)
+            if compiled is not None:
+                for _ in QueryCursor(compiled.query).matches(tree.root_node):
                     pass
 
     symbols: list[FileSymbols] = []
