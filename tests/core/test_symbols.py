@@ -113,6 +113,26 @@ def test_replacing_a_file_replaces_its_symbols_and_counts() -> None:
     assert (index.definition_count, index.reference_count, len(index)) == (0, 0, 0)
 
 
+def test_names_used_many_times_are_counted_per_file_and_forgotten_with_their_files() -> None:
+    index = SymbolIndex()
+    index.replace(
+        [
+            ("src/a.py", symbols("run", "run", references=("run", "run", "run", "stop"))),
+            ("tests/test_a.py", symbols(references=("run", "stop"))),
+        ]
+    )
+    with index.locked() as view:
+        assert dict(view.definition_files["run"]) == {"src/a.py": 2}
+        assert dict(view.reference_files["run"]) == {"src/a.py": 3, "tests/test_a.py": 1}
+    index.replace([("src/a.py", symbols(references=("stop",)))])
+    with index.locked() as view:
+        assert "run" not in view.definition_files
+        assert dict(view.reference_files["run"]) == {"tests/test_a.py": 1}
+        assert dict(view.reference_files["stop"]) == {"src/a.py": 1, "tests/test_a.py": 1}
+    assert [(m.path, m.name) for m in index.search("run", 10)] == [("tests/test_a.py", "run")]
+    assert (index.definition_count, index.reference_count) == (0, 3)
+
+
 def test_the_limit_keeps_the_best() -> None:
     index = SymbolIndex()
     index.replace([(f"m{i}.py", symbols(f"load_{i}")) for i in range(50)])

@@ -20,6 +20,7 @@ import re
 import sys
 import threading
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -325,17 +326,18 @@ class SymbolIndex:
             (symbols.definition_names, self._definition_files),
             (symbols.reference_names, self._reference_files),
         ):
+            counted = Counter(names).items()  # each distinct name once
             if not in_tests:
                 outside = self._outside[id(by_name)]
-                for name in names:
-                    held = outside.get(name, 0) + sign
+                for name, times in counted:
+                    held = outside.get(name, 0) + sign * times
                     if held > 0:
                         outside[name] = held
                     else:
                         outside.pop(name, None)
-            for name in names:
+            for name, times in counted:
                 files = by_name.setdefault(name, {})
-                count = files.get(path, 0) + sign
+                count = files.get(path, 0) + sign * times
                 if count > 0:
                     files[path] = count
                 else:

@@ -11,133 +11,116 @@ prototype is both a ``declaration`` and its ``function_declarator``: one definit
 nested in the other); references of the same name node count once, and a definition's own
 name is not a reference. Where the grammar could not read a file and the language has a line
 pattern (``TagQueries.fallback``), the pattern adds the functions the queries missed. Queries
-are compiled once per process and language; a language without queries has no symbols.
+are compiled once per process and language (``ragls.ingest.tags.compiled``, which also knows
+each pattern's role, so that a match is read without looking at its captures); a language
+without queries has no symbols. The symbols are packed as ``FileSymbols`` holds them
+(``ragls.ingest.tags.packing``: the references' numbers computed over arrays).
+
+What it costs, and what was done about it, is in docs/symbols.md ("Cost"):
+``bench/symbols_extract.py`` profiles it, and hashes what it extracts to show that a faster
+version extracts exactly the same.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
-import threading
 from array import array
-from collections.abc import Iterable
-from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 
-from tree_sitter import Node, Query, QueryCursor, Tree
+from tree_sitter import Node, QueryCursor, Tree
 
 from ragls.core.symbols import NO_SYMBOLS, Definition, FileSymbols
-from ragls.ingest.chunking.grammars import GRAMMARS
-from ragls.ingest.chunking.symbols import grammar_language
+from ragls.ingest.tags.compiled import NO_ROLE, compiled_query, match_role, query_sources
 from ragls.ingest.tags.languages import CLASS_KINDS, QUERIES
+from ragls.ingest.tags.packing import Columns, PackedDefinitions, ReferenceMatches, pack_references
 
-_DEFINITION = "definition."
-_REFERENCE = "reference."
+__all__ = ["file_symbols", "has_tags", "query_sources"]
 
-_queries: dict[str, Query | None] = {}
 _fallbacks: dict[str, re.Pattern[bytes]] = {}
-_queries_lock = threading.Lock()
 
 
 def has_tags(language: str) -> bool:
     return language in QUERIES
 
 
-def query_sources(language: str) -> list[str]:
-    """The text of every tag query of ``language``, in order."""
-    spec = QUERIES[language]
-    modules = [*spec.also_wheels, *([GRAMMARS[language].module] if spec.wheel else [])]
-    sources = []
-    for module_name in modules:
-        module = importlib.import_module(module_name)
-        sources.append((Path(str(module.__file__)).parent / "queries" / "tags.scm").read_text())
-    own = resources.files("ragls.ingest.tags").joinpath("queries")
-    sources += [own.joinpath(name).read_text(encoding="utf-8") for name in spec.own]
-    return sources
-
-
-def _query(language: str) -> Query | None:
-    with _queries_lock:
-        if language not in _queries:
-            sources = query_sources(language) if has_tags(language) else []
-            text = "\n".join(sources)
-            _queries[language] = Query(grammar_language(language), text) if text else None
-        return _queries[language]
-
-
-class _Columns:
-    """Byte columns as UTF-16 code units (LSP's default), cheap for ASCII sources."""
-
-    def __init__(self, source: bytes) -> None:
-        self.ascii = source.isascii()
-        self._lines = None if self.ascii else source.split(b"\n")
-
-    def __call__(self, row: int, column: int) -> int:
-        if self._lines is None or row >= len(self._lines):
-            return column
-        prefix = self._lines[row][:column]
-        if prefix.isascii():
-            return column
-        return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2
-
-
 def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
     """The definitions and references of ``source``, parsed as ``tree`` (see module doc)."""
-    query = _query(language)
-    if query is None:
+    compiled = compiled_query(language)
+    if compiled is None:
         return NO_SYMBOLS
-    found_definitions: dict[tuple[int, int], tuple[str, Node, Node]] = {}
-    found_references: dict[tuple[int, int], tuple[str, Node]] = {}
-    for _, captures in QueryCursor(query).matches(tree.root_node):
+    roles, kind_numbers, quick = compiled.roles, compiled.kind_numbers, compiled.quick
+    # by name node (start byte, end byte): (node start byte, node end byte, kind, name, node)
+    found_definitions: dict[tuple[int, int], tuple[int, int, str, Node, Node]] = {}
+    # every reference match's name node (start byte, end byte) and kind number, in match order
+    reference_keys: list[tuple[int, int]] = []
+    reference_kinds: list[int] = []
+    add_key, add_kind = reference_keys.append, reference_kinds.append
+    for pattern, captures in QueryCursor(compiled.query).matches(tree.root_node):
+        number = quick[pattern]
+        if number >= 0:  # a reference pattern with one name: nothing else to look at
+            add_key(captures["name"][0].byte_range)
+            add_kind(number)
+            continue
+        role = roles[pattern]
+        if role is None:
+            role = match_role(captures, kind_numbers)
+            if role is None:
+                continue
+        elif role is NO_ROLE:
+            continue
         names = captures.get("name")
         if not names:
             continue
         name_node = names[0]
-        for capture, nodes in captures.items():
-            role = _role(capture)
-            if role is None:
+        definition, kind, capture, number = role
+        if definition:
+            nodes = captures.get(capture)
+            if not nodes:
                 continue
-            definition, kind = role
-            if definition:
-                key = (name_node.start_byte, name_node.end_byte)
-                node = nodes[0]
-                kept = found_definitions.get(key)
-                if kept is None or node.end_byte - node.start_byte > (
-                    kept[2].end_byte - kept[2].start_byte
-                ):
-                    found_definitions[key] = (kind, name_node, node)
-                break
-            key = (name_node.start_byte, name_node.end_byte)
-            if key not in found_references:
-                found_references[key] = (kind, name_node)
-            break
-    for key in found_definitions:  # a definition's own name is not a reference to it
-        found_references.pop(key, None)
+            node = nodes[0]
+            start, end = node.byte_range
+            key = name_node.byte_range
+            kept = found_definitions.get(key)
+            if kept is None or end - start > kept[1] - kept[0]:
+                found_definitions[key] = (start, end, kind, name_node, node)
+        else:
+            add_key(name_node.byte_range)
+            add_kind(number)
     fallback = QUERIES[language].fallback
-    if not found_definitions and not found_references and not fallback:
+    if not found_definitions and not reference_keys and not fallback:
         return NO_SYMBOLS
-    columns = _Columns(source)
-    merge = QUERIES[language].merge_clauses
-    definitions, spans = _definitions(found_definitions.values(), columns, merge)
-    packed = _references(sorted(found_references.items()), spans, columns, source)
+    columns = Columns(source)
+    definitions = _definitions(
+        found_definitions, source, columns, compiled.named_by_text, QUERIES[language].merge_clauses
+    )
+    references = pack_references(
+        ReferenceMatches(reference_keys, reference_kinds, compiled.kinds, list(found_definitions)),
+        definitions.spans,
+        columns,
+        source,
+    )
     if fallback and tree.root_node.has_error:
-        definitions += _fallback_definitions(language, fallback, source, definitions, columns)
-    if not definitions and not packed[0]:
+        definitions.extend(_fallback_definitions(language, fallback, source, definitions, columns))
+    if not definitions.names and not references[0]:
         return NO_SYMBOLS
-    return FileSymbols.packed(definitions, *packed)
+    return FileSymbols(
+        tuple(definitions.names),
+        tuple(definitions.kinds),
+        tuple(definitions.containers),
+        array("i", definitions.numbers),
+        *references,
+    )
 
 
 def _fallback_definitions(
-    language: str, pattern: str, source: bytes, found: list[Definition], columns: _Columns
+    language: str, pattern: str, source: bytes, found: PackedDefinitions, columns: Columns
 ) -> list[Definition]:
     """The functions the language's line pattern finds where the queries found none (a file
     the grammar could not read); each spans its name."""
     compiled = _fallbacks.get(language)
     if compiled is None:
         compiled = _fallbacks.setdefault(language, re.compile(pattern.encode(), re.MULTILINE))
-    known = {(d.name, d.line) for d in found}
+    known = set(zip(found.names, found.numbers[::4], strict=True))
     added: list[Definition] = []
     line, counted = 0, 0
     for match in compiled.finditer(source):
@@ -173,114 +156,66 @@ def _text(node: Node) -> str:
     return node.text.decode("utf-8", "replace") if node.text else ""
 
 
-@lru_cache(maxsize=256)
-def _role(capture: str) -> tuple[bool, str] | None:
-    """(whether a definition, its kind) of a ``@definition.KIND`` or ``@reference.KIND``
-    capture; None for others (``@name``, ``@doc``...)."""
-    if capture.startswith(_DEFINITION):
-        return True, capture[len(_DEFINITION) :]
-    if capture.startswith(_REFERENCE):
-        return False, capture[len(_REFERENCE) :]
-    return None
-
-
 def _definitions(
-    found: Iterable[tuple[str, Node, Node]], columns: _Columns, merge_clauses: bool = False
-) -> tuple[list[Definition], list[tuple[int, int, int]]]:
-    """Definitions in source order with their containers, and each one's (start byte, end
-    byte, index) for the references' enclosing definitions. With ``merge_clauses``, a
-    definition that follows one of the same name, kind and container with no other between
-    (a Haskell function's next equation, an Elixir function's next clause) extends it."""
-    ordered = sorted(
-        found,
-        key=lambda item: (item[2].start_byte, -item[2].end_byte, item[1].start_byte),
+    found: dict[tuple[int, int], tuple[int, int, str, Node, Node]],
+    source: bytes,
+    columns: Columns,
+    named_by_text: bool,
+    merge_clauses: bool = False,
+) -> PackedDefinitions:
+    """Definitions in source order with their containers (see :class:`PackedDefinitions`). A name
+    is its node's source text (``named_by_text``; else :func:`_text` says). With
+    ``merge_clauses``, a definition that follows one of the same name, kind and container with
+    no other between (a Haskell function's next equation, an Elixir function's next clause)
+    extends it."""
+    ordered = sorted(found.items(), key=lambda item: (item[1][0], -item[1][1], item[0][0]))
+    packed = PackedDefinitions()
+    names, kinds, containers, numbers, spans = (
+        packed.names,
+        packed.kinds,
+        packed.containers,
+        packed.numbers,
+        packed.spans,
     )
-    definitions: list[Definition] = []
-    spans: list[tuple[int, int, int]] = []
+    intern = sys.intern
+    wide = not columns.ascii
     stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind) of the open ones
-    for kind, name_node, node in ordered:
-        name = _text(name_node)
+    for (name_start, name_end), (start, end, kind, name_node, node) in ordered:
+        if named_by_text:
+            text = source[name_start:name_end]
+            name = text.decode("utf-8", "replace") if text else ""
+        else:
+            name = _text(name_node)
         if not name:
             continue
-        while stack and stack[-1][0] <= node.start_byte:
+        while stack and stack[-1][0] <= start:
             stack.pop()
         container = stack[-1][1] if stack else ""
         if kind == "function" and stack and stack[-1][2] in CLASS_KINDS:
             kind = "method"
-        start, end = name_node.start_point, node.end_point
-        last = definitions[-1] if definitions else None
+        end_row, end_column = node.end_point
+        if wide:
+            end_column = columns(end_row, end_column)
+        qualified = f"{container}.{name}" if container else name
         if (
             merge_clauses
-            and last is not None
-            and (last.name, last.kind, last.container) == (name, kind, container)
-            and spans[-1][1] <= node.start_byte
+            and names
+            and names[-1] == name
+            and kinds[-1] == kind
+            and containers[-1] == container
+            and spans[-1][1] <= start
         ):
-            definitions[-1] = last._replace(
-                end_line=end.row, end_column=columns(end.row, end.column)
-            )
-            spans[-1] = (spans[-1][0], node.end_byte, spans[-1][2])
-            stack.append((node.end_byte, f"{container}.{name}" if container else name, kind))
+            numbers[-2:] = (end_row, end_column)
+            spans[-1] = (spans[-1][0], end, spans[-1][2])
+            stack.append((end, qualified, kind))
             continue
-        definitions.append(
-            Definition(
-                name,
-                kind,
-                container,
-                start.row,
-                columns(start.row, start.column),
-                end.row,
-                columns(end.row, end.column),
-            )
-        )
-        spans.append((node.start_byte, node.end_byte, len(definitions) - 1))
-        stack.append((node.end_byte, f"{container}.{name}" if container else name, kind))
-    return definitions, spans
-
-
-def _references(
-    found: list[tuple[tuple[int, int], tuple[str, Node]]],
-    spans: list[tuple[int, int, int]],
-    columns: _Columns,
-    source: bytes,
-) -> tuple[tuple[str, ...], tuple[str, ...], array[int]]:
-    """The references ``found`` (by name bytes, in source order) packed as
-    :class:`FileSymbols` holds them: names, distinct kinds, and five numbers each."""
-    intern = sys.intern
-    names: list[str] = []
-    kinds: dict[str, int] = {}
-    data = array("i")
-    open_spans: list[tuple[int, int]] = []  # (end byte, definition index)
-    next_span = 0
-    ascii_source = columns.ascii  # byte columns are UTF-16 columns
-    for (at, end_byte), (kind, name_node) in found:
-        text = source[at:end_byte]
-        if not text:
-            continue
-        if b"\n" in text:  # a name over several lines (never an identifier): as the tree says
-            name = _text(name_node)
-            start, end = name_node.start_point, name_node.end_point
-            row, column, end_column = start.row, start.column, end.column
-        else:
-            name = text.decode("utf-8", "replace")
-            row, column = name_node.start_point
-            end_column = column + end_byte - at
-        while next_span < len(spans) and spans[next_span][0] <= at:
-            while open_spans and open_spans[-1][0] <= spans[next_span][0]:
-                open_spans.pop()
-            open_spans.append((spans[next_span][1], spans[next_span][2]))
-            next_span += 1
-        while open_spans and open_spans[-1][0] <= at:
-            open_spans.pop()
-        if not ascii_source:
-            column, end_column = columns(row, column), columns(row, end_column)
+        row, column = name_node.start_point
+        if wide:
+            column = columns(row, column)
         names.append(intern(name))
-        data.extend(
-            (
-                kinds.setdefault(kind, len(kinds)),
-                row,
-                column,
-                end_column,
-                open_spans[-1][1] if open_spans else -1,
-            )
-        )
-    return tuple(names), tuple(kinds), data
+        kinds.append(intern(kind))
+        containers.append(intern(container))
+        numbers += (row, column, end_row, end_column)
+        spans.append((start, end, len(names) - 1))
+        stack.append((end, qualified, kind))
+    return packed
