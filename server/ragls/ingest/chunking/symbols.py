@@ -116,7 +116,7 @@ def _top_symbols(node: Node, grammar: Grammar) -> Iterator[Found]:
         if found is not None:
             covered = (found.last or found.node).end_byte
             yield found
-        else:
+        elif child.named_child_count:  # a leaf holds no symbol: no generator for it
             yield from _top_symbols(child, grammar)
 
 
