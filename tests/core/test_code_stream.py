@@ -236,28 +236,31 @@ def _results(stream: CodeStream) -> list[list[tuple[str, float]]]:
     return [[(r.id, r.score) for r in stream.search(q, 10)] for q in queries]
 
 
+def _encoded_at_the_commit() -> list[list[tuple[str, float]]]:
+    """:func:`_results` of a stream that encoded the corpus when it was added."""
+    fresh = CodeStream()
+    fresh.replace_documents((), corpus())
+    return _results(fresh)
+
+
 def test_prepared_documents_are_encoded_once_and_index_as_if_encoded_at_the_commit() -> None:
     documents = corpus()
-    fresh = CodeStream()
-    fresh.replace_documents((), documents)
     prepared = CodeStream()
     prepared.prepare(documents[:2])
     prepared.prepare(documents[2:3])
     prepared.replace_documents((), documents)  # the prepared ones first, then one more
     encodings = prepared.shared.prepared
     assert (encodings.documents_prepared, encodings.documents_used, len(encodings)) == (3, 3, 0)
-    assert _results(prepared) == _results(fresh)
+    assert _results(prepared) == _encoded_at_the_commit()
 
 
 def test_prepared_documents_in_another_order_are_encoded_again() -> None:
     documents = corpus()
-    fresh = CodeStream()
-    fresh.replace_documents((), documents)
     stream = CodeStream()
     stream.prepare(documents[:2])
     stream.replace_documents((), [documents[1], documents[0], *documents[2:]])
     encodings = stream.shared.prepared
     assert (encodings.documents_used, len(encodings)) == (0, 2)  # not used, kept
-    assert _results(stream) == _results(fresh)
+    assert _results(stream) == _encoded_at_the_commit()
     stream.drop_prepared()
     assert len(encodings) == 0
