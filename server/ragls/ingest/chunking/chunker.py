@@ -16,8 +16,10 @@ Every chunk's metadata, in this order: ``file``, ``format``, ``language``, ``sta
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from ragls.core.documents import Document
 from ragls.core.symbols import NO_SYMBOLS, FileSymbols
@@ -110,28 +112,27 @@ class NormalizedDocumentChunker:
             return markdown_units(lines)
         return paragraph_units(lines)
 
-    def _split(self, unit: Unit, lines: list[str]) -> list[Unit]:
-        """``unit`` cut into pieces within both bounds, on line boundaries."""
+    def _split(self, unit: Unit, ends: list[int]) -> list[Unit]:
+        """``unit`` cut into pieces within both bounds, on line boundaries. ``ends[i]`` is the
+        characters of lines ``0..i-1``, each with its line break (:func:`_line_ends`): a
+        piece is the longest run of lines from its start, at most ``max_lines``, whose text
+        (breaks between them) is at most ``max_chars``, and at least one line."""
         pieces = []
         start = unit.start
         while start <= unit.end:
-            end, chars = start, len(lines[start])
-            while (
-                end + 1 <= unit.end
-                and end + 1 - start < self.max_lines
-                and chars + 1 + len(lines[end + 1]) <= self.max_chars
-            ):
-                end += 1
-                chars += 1 + len(lines[end])
+            # The text of lines start..e is ends[e + 1] - ends[start] - 1 characters.
+            fits = bisect_right(ends, ends[start] + self.max_chars + 1) - 2
+            end = max(start, min(fits, unit.end, start + self.max_lines - 1))
             pieces.append(Unit(start, end, unit.symbol, unit.kind))
             start = end + 1
         return pieces
 
     def _pack(self, units: list[Unit], lines: list[str]) -> list[_Chunk]:
+        ends = _line_ends(lines)
         packed: list[_Chunk] = []
         for unit in units:
-            for piece in self._split(unit, lines):
-                chars = sum(len(line) + 1 for line in lines[piece.start : piece.end + 1])
+            for piece in self._split(unit, ends):
+                chars = ends[piece.end + 1] - ends[piece.start]
                 last = packed[-1] if packed else None
                 if (
                     last is not None
@@ -157,6 +158,11 @@ class NormalizedDocumentChunker:
 
 
 ATTACHED_LINES = 8
+
+
+def _line_ends(lines: list[str]) -> list[int]:
+    """``[0, len(line 0) + 1, ...]``: the characters before each line, line breaks included."""
+    return [0, *accumulate(len(line) + 1 for line in lines)]
 
 
 def _mergeable(chunk: _Chunk, piece: Unit) -> bool:
