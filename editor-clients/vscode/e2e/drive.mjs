@@ -217,11 +217,24 @@ try {
   ok('the edit is found by search');
 
   step = 'add a second workspace folder';
-  writeFileSync(join(scratch, 'shop.code-workspace'), '{ "folders": [ { "path": "project" }, { "path": "notes" } ] }\n');
+  const workspaceFile = join(scratch, 'shop.code-workspace');
+  const twoFolders = '{ "folders": [ { "path": "project" }, { "path": "notes" } ] }';
+  writeFileSync(workspaceFile, `${twoFolders}\n`);
+  let written = Date.now();
+  let rewrites = 0;
   await until('the second folder to be indexed (shown in the status report)', async () => {
     const body = await report();
-    return (reportGeneration(body, 'notes') ?? 0) >= 1;
-  }, 90000, 1000);
+    if ((reportGeneration(body, 'notes') ?? 0) >= 1) return true;
+    // code-server's file watcher has missed the workspace file's change in a loaded run (the
+    // explorer still showed one folder after 90 s): write it again, so the editor, not the
+    // watcher, is what this step waits on.
+    if (Date.now() - written > 20000 && rewrites < 3) {
+      rewrites += 1;
+      writeFileSync(workspaceFile, `${twoFolders}${' '.repeat(rewrites)}\n`);
+      written = Date.now();
+    }
+    return false;
+  }, 120000, 1000);
   const notesRow = await search('when does the wombat migration run', /notes\/wombat\.md:1/, { open: true });
   await page.locator('.tab.active', { hasText: 'wombat.md' }).waitFor({ timeout: 10000 });
   ok(`with two folders, search finds ${notesRow.match(/notes\/wombat\.md:\d+/)[0]} in the new folder and opens it`);
