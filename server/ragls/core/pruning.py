@@ -102,41 +102,50 @@ def top_arrays(
     if len(ordered) < 2 or ordered[-1].size < check_from:  # the dense path would not prune
         postings = sum(term.size for term in ordered)
         if postings * SPARSE_SHARE <= slot_count:
-            return _sparse_top(ordered, dead, top_k, stats)
+            return _sparse_top(_gathered(ordered, stats), dead, top_k)
     suffix = [0.0] * (len(ordered) + 1)
     for position in range(len(ordered) - 1, -1, -1):
         suffix[position] = suffix[position + 1] + ordered[position].bound * BOUND_MARGIN
     # The terms before the first threshold check are summed at once, with ``bincount`` (adding
-    # in the same order as one term after the other, so to the same floats); the rest one by one.
-    scores: FloatArray | None = None
-    first_slots: list[SlotArray] = []
-    first_values: list[FloatArray] = []
-    for position, term in enumerate(ordered):
-        if position > 0 and term.size >= check_from:
-            if scores is None:
-                scores = _summed(first_slots, first_values, slot_count)
-            candidates = _live_nonzero(scores, dead)
-            if len(candidates) >= top_k:
-                partial = scores[candidates]
-                theta = np.partition(partial, len(partial) - top_k)[len(partial) - top_k]
-                rest = suffix[position]
-                if rest < theta:
-                    keep = candidates[partial + rest >= theta]
-                    for remaining in ordered[position:]:
-                        _score_candidates(scores, keep, remaining, stats)
-                    stats.pruned = True
-                    return _ranked(keep, scores, top_k)
-        for number, (slots, _) in enumerate(term.parts):
-            if scores is None:
-                if len(slots):
-                    first_slots.append(slots)
-                    first_values.append(term.contributions(number))
-            else:
-                scores[slots] += term.contributions(number)
-            stats.postings_scored += len(slots)
-    if scores is None:
-        scores = _summed(first_slots, first_values, slot_count)
+    # in the same order as one term after the other, so to the same floats); the rest one by
+    # one, each after a check (the terms are ordered by size: every later one is as long).
+    first = next(
+        (p for p, term in enumerate(ordered) if p > 0 and term.size >= check_from), len(ordered)
+    )
+    slots, values = _gathered(ordered[:first], stats)
+    scores = _summed(slots, values, slot_count)
+    for position in range(first, len(ordered)):
+        candidates = _live_nonzero(scores, dead)
+        if len(candidates) >= top_k:
+            partial = scores[candidates]
+            theta = np.partition(partial, len(partial) - top_k)[len(partial) - top_k]
+            rest = suffix[position]
+            if rest < theta:
+                keep = candidates[partial + rest >= theta]
+                for remaining in ordered[position:]:
+                    _score_candidates(scores, keep, remaining, stats)
+                stats.pruned = True
+                return _ranked(keep, scores, top_k)
+        term = ordered[position]
+        for number, (term_slots, _) in enumerate(term.parts):
+            scores[term_slots] += term.contributions(number)
+            stats.postings_scored += len(term_slots)
     return _ranked(_live_nonzero(scores, dead), scores, top_k)
+
+
+def _gathered(
+    terms: list[QueryTerm], stats: PruningStats
+) -> tuple[list[SlotArray], list[FloatArray]]:
+    """Every non-empty part of ``terms``, in order: its slots and its contributions."""
+    slots: list[SlotArray] = []
+    values: list[FloatArray] = []
+    for term in terms:
+        for number, (part, _) in enumerate(term.parts):
+            if len(part):
+                slots.append(part)
+                values.append(term.contributions(number))
+                stats.postings_scored += len(part)
+    return slots, values
 
 
 def _summed(slots: list[SlotArray], values: list[FloatArray], slot_count: int) -> FloatArray:
@@ -153,21 +162,14 @@ def _summed(slots: list[SlotArray], values: list[FloatArray], slot_count: int) -
 
 
 def _sparse_top(
-    ordered: list[QueryTerm], dead: SlotArray, top_k: int, stats: PruningStats
+    gathered: tuple[list[SlotArray], list[FloatArray]], dead: SlotArray, top_k: int
 ) -> tuple[SlotArray, FloatArray]:
-    """:func:`top_arrays` for postings much shorter than the index: the slots they name are
-    summed with ``bincount`` (in the same order as the dense path's adds, so to the same
-    floats) instead of in an array as long as the index, which a search would otherwise
-    allocate and scan whole, however few documents match (at 16x the standard library, 880,000
-    slots a view)."""
-    slot_parts: list[SlotArray] = []
-    value_parts: list[FloatArray] = []
-    for term in ordered:
-        for number, (slots, _) in enumerate(term.parts):
-            if len(slots):
-                slot_parts.append(slots)
-                value_parts.append(term.contributions(number))
-                stats.postings_scored += len(slots)
+    """:func:`top_arrays` for postings much shorter than the index: the slots they name
+    (:func:`_gathered`) are summed with ``bincount`` (in the same order as the dense path's
+    adds, so to the same floats) instead of in an array as long as the index, which a search
+    would otherwise allocate and scan whole, however few documents match (at 16x the standard
+    library, 880,000 slots a view)."""
+    slot_parts, value_parts = gathered
     if not slot_parts:
         return np.zeros(0, np.int32), np.zeros(0)
     found, inverse = np.unique(np.concatenate(slot_parts), return_inverse=True)
