@@ -46,12 +46,7 @@ from ragls.ingest.generation import difference
 from ragls.ingest.ignore.defaults import is_ignore_file_name
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.limits import Limits
-from ragls.ingest.parallel import (
-    PARALLEL_MIN_FILES,
-    WORKER_NICENESS,
-    default_workers,
-    process_all,
-)
+from ragls.ingest.parallel import WORKER_NICENESS, default_workers, in_workers, process_all
 from ragls.ingest.partial import PartialCommits
 from ragls.ingest.pipeline import Processed, Status
 from ragls.ingest.records import FileRecords, Skips, StagedRecords
@@ -339,7 +334,7 @@ class FileIndexer:
         results = process_all(self.ingestion, config, pending, self.workers, self.worker_niceness)
         # While worker processes read, the streams that can encode ahead are handed the new
         # documents in the order the commits will add them (PreparingStream).
-        parallel = self.workers > 1 and len(pending) >= PARALLEL_MIN_FILES
+        parallel = in_workers(self.workers, len(pending))
         preparing = [s for s in stores if isinstance(s, PreparingStream)] if parallel else []
         unprepared: list[Document] = []
 

@@ -59,6 +59,11 @@ def default_workers() -> int:
     return max(1, min(len(os.sched_getaffinity(0)), 8))
 
 
+def in_workers(workers: int, files: int) -> bool:
+    """Whether :func:`process_all` runs ``files`` files in worker processes."""
+    return workers > 1 and files >= PARALLEL_MIN_FILES
+
+
 def process_all(
     ingestion: FileIngestionService,
     config: KnowledgeSourceConfig,
@@ -68,7 +73,7 @@ def process_all(
 ) -> Generator[Processed, None, None]:
     """``process_file`` over ``work``, in order, in worker processes when it pays (each at
     least at ``niceness``). Closing the generator early (cancellation) stops the workers."""
-    if workers <= 1 or len(work) < PARALLEL_MIN_FILES:
+    if not in_workers(workers, len(work)):
         for candidate, prior in work:
             yield process_file(ingestion, config, candidate, prior)
         return
