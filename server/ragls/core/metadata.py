@@ -5,7 +5,7 @@ Every chunk carries a few metadata strings (``file``, ``format``, ``language``, 
 of chunks. As a dict behind a read-only view, each chunk's metadata took about 320 bytes (a
 hash table of eight entries and the view); the values themselves are interned and shared. Here
 a chunk's metadata is its values in a tuple, and a *layout* (the keys, in order, and each key's
-position) shared by every mapping with the same keys: about 140 bytes for seven values. The
+position) shared by every mapping with the same keys: about 150 bytes for seven values. The
 mapping is read-only, compares equal to a dict with the same items, and pickles as a plain
 dict (so stored generations and worker messages are as before).
 
