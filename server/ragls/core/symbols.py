@@ -86,24 +86,7 @@ class FileSymbols:
 
     @staticmethod
     def of(definitions: Iterable[Definition], references: Iterable[Reference]) -> FileSymbols:
-        intern = sys.intern
-        names: list[str] = []
-        kinds: dict[str, int] = {}
-        data = array("i")
-        for reference in references:
-            names.append(intern(reference.name))
-            kind = kinds.setdefault(reference.kind, len(kinds))
-            data.extend((kind, *reference[2:]))
-        return FileSymbols.packed(definitions, tuple(names), tuple(kinds), data)
-
-    @staticmethod
-    def packed(
-        definitions: Iterable[Definition],
-        reference_names: tuple[str, ...],
-        reference_kinds: tuple[str, ...],
-        reference_data: array[int],
-    ) -> FileSymbols:
-        """:meth:`of` with the references already packed (names interned, kinds indexed)."""
+        """``definitions`` and ``references`` packed (names interned, reference kinds indexed)."""
         intern = sys.intern
         names: list[str] = []
         kinds: list[str] = []
@@ -114,13 +97,20 @@ class FileSymbols:
             kinds.append(intern(definition.kind))
             containers.append(intern(definition.container))
             data.extend(definition[3:])
+        reference_names: list[str] = []
+        reference_kinds: dict[str, int] = {}
+        reference_data = array("i")
+        for reference in references:
+            reference_names.append(intern(reference.name))
+            kind = reference_kinds.setdefault(reference.kind, len(reference_kinds))
+            reference_data.extend((kind, *reference[2:]))
         return FileSymbols(
             tuple(names),
             tuple(kinds),
             tuple(containers),
             data,
-            reference_names,
-            reference_kinds,
+            tuple(reference_names),
+            tuple(reference_kinds),
             reference_data,
         )
 
