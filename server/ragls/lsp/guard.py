@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Mapping
+from contextlib import suppress
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -50,11 +50,11 @@ STANDARD_STRING_PARAMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 
 
 class Output(Protocol):
-    """Where the guard writes its answers (the daemon's :class:`~ragls.lsp.output.SerialOutput`)."""
+    """Where the guard writes its answers: the daemon's :class:`~ragls.lsp.output.SerialOutput`,
+    which writes each frame whole, flushed, apart from the answers pygls writes from other
+    threads."""
 
     def write(self, data: bytes, /) -> int: ...
-
-    def flush(self) -> None: ...
 
 
 class ProtocolGuard:
@@ -62,7 +62,6 @@ class ProtocolGuard:
         """``handled``: the request methods the server has handlers for (None: any)."""
         self._output = output
         self._handled = handled
-        self._lock = threading.Lock()
         self.initialized = False
         self.shut_down = False
         self.answered = 0  # errors this guard answered itself
@@ -72,12 +71,10 @@ class ProtocolGuard:
             {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
         ).encode()
         frame = b"Content-Length: %d\r\n\r\n" % len(body) + body
-        with self._lock:
-            try:
-                self._output.write(frame)
-                self._output.flush()
-            except (OSError, ValueError):  # the client is gone: nothing to answer
-                pass
+        # One write: the output keeps it apart from pygls' (SerialOutput). If the client is
+        # gone there is nothing to answer.
+        with suppress(OSError, ValueError):
+            self._output.write(frame)
         self.answered += 1
         return IGNORED
 
