@@ -8,7 +8,14 @@ import pytest
 
 from ragls.core.documents import Document
 from ragls.core.fusion import HybridRetriever
-from ragls.core.ranking.layer import Candidate, RankingLayer, RankingProfile, RankingWeights
+from ragls.core.ranking.layer import (
+    Candidate,
+    RankingLayer,
+    RankingProfile,
+    RankingWeights,
+    conflate,
+    stem_words,
+)
 from ragls.core.ranking.rules import FRAME_PATTERNS, ROLES
 from ragls.core.ranking.shape import CHANGE, MESSAGE, QUESTION, QueryShape
 from ragls.service.pipelines import WORKSPACE_RANKING
@@ -136,6 +143,34 @@ def test_a_file_the_query_names_comes_first_whatever_its_role() -> None:
     named, other = chunk("test_helpers.go"), chunk("context.go")
     weights = RankingWeights(roles=2.0, named_file=1.0)
     assert ranked(weights, "improved GoDoc in test_helpers.go", other, named)[0] == named.id
+
+
+def test_a_file_whose_name_is_a_query_word_in_another_form_gains() -> None:
+    named = chunk("core/fusion.py", "rrf")
+    other = chunk("core/search.py", "streams")
+    query = "how are results fused from several streams"
+    assert ranked(RankingWeights(path_word=0.25), query, other, named)[0] == named.id
+    assert ranked(RankingWeights(), query, other, named)[0] == other.id
+
+
+@pytest.mark.parametrize(
+    ("word", "path"),
+    [
+        ("validated", "src/Validation.java"),
+        ("validate", "lib/validator.rb"),
+        ("parsing", "src/parser.rs"),
+        ("queries", "app/query.ts"),
+        ("routing", "router/RouterGroup.go"),
+    ],
+)
+def test_a_question_word_reaches_a_file_named_for_its_other_forms(word: str, path: str) -> None:
+    assert conflate(word) in stem_words(path)
+
+
+def test_a_directory_or_a_short_word_is_not_a_file_name() -> None:
+    assert conflate("core") not in stem_words("core/fusion.py")
+    named, other = chunk("src/api.py"), chunk("src/b.py")
+    assert ranked(RankingWeights(path_word=1.0), "the api of b", other, named)[0] == other.id
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,13 @@ WORKSPACE_FIELDS = FieldWeights(body=1.0, symbol=2.0, path=2.0, k1=1.2, b=0.5)
 # Measured (docs/retrieval.md, "The ranking layer"): each weight, and each query kind's.
 WORKSPACE_RANKING = RankingProfile(
     question=RankingWeights(
-        roles=2.0, definition=0.5, quoted=2.0, rare=0.5, coherence=0.05, named_file=1.0
+        roles=2.0,
+        definition=0.5,
+        quoted=2.0,
+        rare=0.5,
+        coherence=0.05,
+        named_file=1.0,
+        path_word=0.5,
     ),
     message=RankingWeights(
         roles=2.0,

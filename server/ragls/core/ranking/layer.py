@@ -19,6 +19,9 @@ which is how docs/retrieval.md's ablation table was measured):
   message's unusual word) gains ``1 + rare`` where the chunk holds it;
 * ``named_file``: a chunk of a file the query names (``test_helpers.go``, ``src/app.ts``) gains
   ``1 + named_file`` and is never scaled down for its role;
+* ``path_word``: a chunk of a file whose stem holds a share of the query's words, compared
+  after one ending is taken off (:func:`conflate`: "fused" reaches ``fusion.py``), gains
+  ``1 + path_word * share``;
 * ``coherence``: each chunk gains ``coherence`` times the scores of its file's two best other
   candidates (a file that answers in several places);
 * ``diminishing``: the n-th chunk of one file (best first) is scaled by ``diminishing ** n``,
@@ -31,9 +34,11 @@ hold a word); it runs before the per-file cap of SPEC §5.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -48,7 +53,13 @@ from ragls.core.ranking.columns import (
     role_of,
     symbol_keys,
 )
-from ragls.core.ranking.rules import ROLES, SOURCE
+from ragls.core.ranking.rules import (
+    PATH_WORD_ENDINGS,
+    PATH_WORD_MIN,
+    PATH_WORD_ROOT,
+    ROLES,
+    SOURCE,
+)
 from ragls.core.ranking.shape import CHANGE, MESSAGE, QUESTION, TRACE, QueryShape
 from ragls.core.vocab import STOP_WORDS
 
@@ -59,6 +70,7 @@ PHRASE_CANDIDATES = 40  # the best candidates whose text is read for phrases and
 FILE_CANDIDATES = 100  # the best candidates among which files gain coherence
 
 DocumentFrequency = Callable[[str], int]
+_STEM_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +83,7 @@ class RankingWeights:
     coherence: float = 0.0
     diminishing: float = 1.0
     named_file: float = 0.0
+    path_word: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +128,7 @@ class RankingPlan:
     quoted: tuple[str, ...]
     names: dict[str, float]
     role_factors: FloatArray  # by role number: the factor of a chunk of that role
+    path_words: frozenset[str] = frozenset()  # the query's words, conflated (path_word)
 
     @property
     def reads_text(self) -> bool:
@@ -178,6 +192,7 @@ class RankingLayer:
             quoted=shape.quoted if weights.quoted else (),
             names=names,
             role_factors=np.array([*factors, 1.0], np.float64),
+            path_words=_query_path_words(shape) if weights.path_word else frozenset(),
         )
 
     def rerank_columns(self, plan: RankingPlan, columns: Columns) -> tuple[IntArray, FloatArray]:
@@ -211,6 +226,8 @@ class RankingLayer:
             ]
             if named:
                 factor[np.isin(files, named)] = 1.0 + plan.weights.named_file
+        if plan.path_words:
+            factor *= _path_word_factors(plan, columns)
         return factor
 
     def _rare_words(self, shape: QueryShape, weights: RankingWeights) -> tuple[str, ...]:
@@ -225,6 +242,53 @@ class RankingLayer:
             if 0 < frequency <= limit:
                 found.append(word)
         return tuple(found)
+
+
+def _query_path_words(shape: QueryShape) -> frozenset[str]:
+    return frozenset(
+        conflate(word)
+        for word in shape.words
+        if len(word) >= PATH_WORD_MIN and word not in STOP_WORDS
+    )
+
+
+def _path_word_factors(plan: RankingPlan, columns: Columns) -> FloatArray:
+    """``1 + path_word * share`` for chunks of files whose stem holds ``share`` of the query's
+    (conflated) words."""
+    files, values = columns.files, columns.interner.values
+    wanted, weight = plan.path_words, plan.weights.path_word
+    gains = {}
+    for number in np.unique(files).tolist():
+        if number == NONE:
+            continue
+        found = len(wanted & stem_words(values[number]))
+        if found:
+            gains[number] = 1.0 + weight * found / len(wanted)
+    factor = np.ones(len(columns))
+    if gains:
+        for position, number in enumerate(files.tolist()):
+            gain = gains.get(number)
+            if gain is not None:
+                factor[position] = gain
+    return factor
+
+
+@lru_cache(maxsize=1 << 14)
+def conflate(word: str) -> str:
+    """``word`` (lower case) without the first of :data:`PATH_WORD_ENDINGS` that leaves at
+    least :data:`PATH_WORD_ROOT` letters."""
+    for ending, replacement in PATH_WORD_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) + len(replacement) >= PATH_WORD_ROOT:
+            return word[: len(word) - len(ending)] + replacement
+    return word
+
+
+@lru_cache(maxsize=1 << 14)
+def stem_words(path: str) -> frozenset[str]:
+    """The conflated words of a path's file stem (``core/slot_fusion.py``: slot, fusion)."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    words = [part.lower() for part in _STEM_PART.findall(stem)]
+    return frozenset(conflate(word) for word in words if len(word) >= PATH_WORD_ROOT)
 
 
 def _definition_factors(plan: RankingPlan, columns: Columns) -> FloatArray:

@@ -225,3 +225,28 @@ MAX_FRAMES = 64
 # while prose words that happen to name methods (``search``, ``results``) pushed the answer of
 # "how are search results fused from several streams" from 2nd to 5th. Prose is not a name.
 PLAIN_WORD_NAME = 0.0
+
+# A query word and a word of a file's path are the same word when they agree after one of these
+# endings is taken off (the first that leaves at least PATH_WORD_ROOT letters), so a question's
+# verb reaches a file named for its noun: "fused" and "fusion" are "fus", "validated",
+# "validation" and "validator" are "validat", "parsing" and "parser" "pars", "queries" "query".
+# SPEC §2's stemmer, which the code stream's path field uses, keeps these apart.
+PATH_WORD_ENDINGS: tuple[tuple[str, str], ...] = (
+    ("ations", "at"),
+    ("ation", "at"),
+    ("ies", "y"),
+    ("ions", ""),
+    ("ion", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ers", ""),
+    ("er", ""),
+    ("ors", ""),
+    ("or", ""),
+    ("ed", ""),
+    ("es", ""),
+    ("e", ""),
+    ("s", ""),
+)
+PATH_WORD_ROOT = 3
+PATH_WORD_MIN = 4  # shorter query words ("set", "get", "api") match too many paths
