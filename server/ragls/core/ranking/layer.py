@@ -255,22 +255,13 @@ def _query_path_words(shape: QueryShape) -> frozenset[str]:
 def _path_word_factors(plan: RankingPlan, columns: Columns) -> FloatArray:
     """``1 + path_word * share`` for chunks of files whose stem holds ``share`` of the query's
     (conflated) words."""
-    files, values = columns.files, columns.interner.values
-    wanted, weight = plan.path_words, plan.weights.path_word
-    gains = {}
-    for number in np.unique(files).tolist():
-        if number == NONE:
-            continue
-        found = len(wanted & stem_words(values[number]))
-        if found:
-            gains[number] = 1.0 + weight * found / len(wanted)
-    factor = np.ones(len(columns))
-    if gains:
-        for position, number in enumerate(files.tolist()):
-            gain = gains.get(number)
-            if gain is not None:
-                factor[position] = gain
-    return factor
+    values, wanted, weight = columns.interner.values, plan.path_words, plan.weights.path_word
+    numbers, inverse = np.unique(columns.files, return_inverse=True)
+    gains = np.ones(len(numbers))
+    for position, number in enumerate(numbers.tolist()):
+        if number != NONE and (found := len(wanted & stem_words(values[number]))):
+            gains[position] = 1.0 + weight * found / len(wanted)
+    return gains[inverse]
 
 
 @lru_cache(maxsize=1 << 14)
