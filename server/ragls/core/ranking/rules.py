@@ -90,6 +90,8 @@ ROLES: tuple[Role, ...] = (
                 "runtime-tests",
                 "unittests?",
             )
+            # Gradle and Kotlin Multiplatform source sets: commonTest, jvmTest, androidUnitTest.
+            + r"|(?:^|/)[a-z][A-Za-z0-9]*Tests?/"
             + r"|(?:^|/)(?:test_[^/]*|conftest\.py)$"
             + r"|(?i:(?:^|/|[_.-])(?:tests?|spec|specs)\.[a-z0-9]+)$"
             + r"|[a-z0-9](?:Tests?|Spec|Specs|IT)"
