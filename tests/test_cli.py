@@ -452,6 +452,19 @@ def test_a_pasted_error_message_finds_the_line_that_prints_it(tmp_path: Path) ->
     assert "csrf.py:120-124" in ranked_ids(root, query, tmp_path / "cache")[:3]
 
 
+def test_a_quoted_string_finds_the_chunk_that_says_it_verbatim(tmp_path: Path) -> None:
+    """Every word of the quoted message fills the crowded corpus; one chunk, long and about
+    something else, says the message: it comes first (the streams alone rank it far down)."""
+    root = crowded_corpus(tmp_path / "corpus")
+    lines = ["def load_settings(request, token):"]
+    lines += [f"    setting_{n} = request.settings.get('value_{n}')" for n in range(30)]
+    lines += ['    log("the trusted origin failed to match the session header")']
+    lines += ["    return token"]
+    (root / "settings.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    query = 'why do I see "the trusted origin failed to match the session header"'
+    assert ranked_ids(root, query, tmp_path / "cache")[0].startswith("settings.py:")
+
+
 def test_the_demo_question_finds_the_fusion_module(tmp_path: Path) -> None:
     """`make demo`'s own question, on this repository: the module that fuses the streams is
     among the five results `make demo` prints. (The repository changes with every commit, and

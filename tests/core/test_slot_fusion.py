@@ -31,6 +31,9 @@ class Opaque:
     def search(self, query: str, top_k: int) -> list[SearchResult]:
         return self._stream.search(query, top_k)
 
+    def verbatim(self, quoted: tuple[str, ...]) -> list[SearchResult]:
+        return self._stream.verbatim(quoted)
+
 
 def corpus(count: int = 600, seed: int = 5) -> list[Document]:
     rng = random.Random(seed)

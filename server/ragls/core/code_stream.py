@@ -58,6 +58,7 @@ from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_slots
 from ragls.core.ranking.columns import Interner
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
+from ragls.core.verbatim import verbatim_slots
 from ragls.errors import InvalidArgumentError
 
 SYMBOL_PREFIX = "\x01"
@@ -352,6 +353,15 @@ class CodeStream:
                 SearchResult(documents[index.id_at(slot)], score)
                 for slot, score in zip(slots.tolist(), scores.tolist(), strict=True)
             ]
+
+    def verbatim(self, quoted: Sequence[str]) -> list[SearchResult]:
+        """The documents holding one of ``quoted`` (lower case) verbatim, by id
+        (:mod:`ragls.core.verbatim`); scores are 1."""
+        state = self._state
+        with state.lock:
+            index, documents = state.index, state.documents
+            slots = verbatim_slots(index, documents, quoted)
+            return [SearchResult(documents[index.id_at(slot)], 1.0) for slot in slots.tolist()]
 
     @property
     def shared(self) -> _CodeIndex:

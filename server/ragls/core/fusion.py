@@ -34,6 +34,7 @@ from ragls.core.ranking.layer import Candidate, RankingLayer
 from ragls.core.ranking.shape import QueryShape
 from ragls.core.slot_fusion import fuse_views
 from ragls.core.validation import check_query, check_top_k
+from ragls.core.verbatim import VERBATIM_WEIGHT
 from ragls.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
@@ -126,14 +127,19 @@ class HybridRetriever:
                 assert shape is not None
                 plan = (self._ranking, self._ranking.plan(shape))
             depth = candidate_depth(top_k)
-            return fuse_views(views, query, depth, top_k, self._per_file_cap, plan)
+            verbatim = shape is not None and self._quotes_asked(shape)
+            return fuse_views(views, query, depth, top_k, self._per_file_cap, plan, verbatim)
+        rankings: list[tuple[float, list[SearchResult]]] = []
         for weighted in asked:
             try:
-                results = weighted.stream.search(query, candidate_depth(top_k))
+                rankings.append(
+                    (weighted.weight, weighted.stream.search(query, candidate_depth(top_k)))
+                )
             except Exception:
                 log.exception("retrieval stream %r failed; skipping it", _stream_name(weighted))
-                continue
-            weight = weighted.weight
+        if shape is not None and self._quotes_asked(shape):
+            rankings.append((VERBATIM_WEIGHT, _verbatim_results(asked, shape.quoted)))
+        for weight, results in rankings:
             seen: set[str] = set()
             for rank, result in enumerate(results):  # the hot loop: a few hundred per stream
                 document = result.document
@@ -171,6 +177,31 @@ class HybridRetriever:
             if len(capped) == top_k:
                 break
         return capped
+
+    def _quotes_asked(self, shape: QueryShape) -> bool:
+        """Whether the query's quoted strings are looked up verbatim (:mod:`ragls.core.verbatim`):
+        it quotes some and the ranking layer weighs them for its kind."""
+        ranking = self._ranking
+        return (
+            bool(shape.quoted)
+            and ranking is not None
+            and ranking.profile.for_kind(shape.kind).quoted > 0
+        )
+
+
+def _verbatim_results(asked: list[WeightedStream], quoted: tuple[str, ...]) -> list[SearchResult]:
+    """The chunks that hold a quoted string verbatim, from the first asked stream that can say
+    (a code stream: :meth:`~ragls.core.code_stream.CodeStream.verbatim`)."""
+    for weighted in asked:
+        verbatim = getattr(weighted.stream, "verbatim", None)
+        if callable(verbatim):
+            try:
+                found: list[SearchResult] = verbatim(quoted)
+            except Exception:
+                log.exception("verbatim look-up of %r failed; skipping it", _stream_name(weighted))
+                return []
+            return found
+    return []
 
 
 def _views_of_one_index(asked: list[WeightedStream]) -> list[tuple[CodeStream, float]] | None:

@@ -29,6 +29,7 @@ from ragls.core.postings import FloatArray
 from ragls.core.pruning import order_by_score
 from ragls.core.ranking.columns import NONE, Columns
 from ragls.core.ranking.layer import RankingLayer, RankingPlan
+from ragls.core.verbatim import VERBATIM_WEIGHT, verbatim_slots
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +43,11 @@ def fuse_views(
     top_k: int,
     per_file_cap: int,
     ranking: tuple[RankingLayer, RankingPlan] | None,
+    verbatim: bool = False,
 ) -> list[SearchResult]:
-    """The fused, reranked and capped ``top_k`` of ``views`` (all views of one index)."""
+    """The fused, reranked and capped ``top_k`` of ``views`` (all views of one index); with
+    ``verbatim``, the chunks holding the plan's quoted strings are one more ranking
+    (:mod:`ragls.core.verbatim`)."""
     asked = []
     for view, weight in views:
         try:
@@ -63,6 +67,12 @@ def fuse_views(
             ranks = np.arange(len(found), dtype=np.int64)
             slot_parts.append(found)
             contribution_parts.append(weight / (RRF_K + ranks + 1.0))
+            rank_parts.append(ranks)
+        if verbatim and ranking is not None and ranking[1].quoted:
+            found = verbatim_slots(index, shared.documents, ranking[1].quoted)
+            ranks = np.arange(len(found), dtype=np.int64)
+            slot_parts.append(found)
+            contribution_parts.append(VERBATIM_WEIGHT / (RRF_K + ranks + 1.0))
             rank_parts.append(ranks)
         if not slot_parts or not sum(len(part) for part in slot_parts):
             return []
