@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import pytest
@@ -204,3 +205,16 @@ def test_search_returns_exactly_the_best_matches_of_a_full_scan() -> None:
             expected = definitions + (references if len(definitions) < limit else [])
             expected.sort(key=ranked)
             assert index.search(query, limit) == expected[:limit], (query, limit)
+
+
+def test_symbols_from_separate_messages_share_their_names() -> None:
+    """A worker's FileSymbols arrive pickled, each with strings of its own; after unpickling,
+    every file's copy of a name is one string (a corpus that names `get` in every file, or a
+    copied tree, holds each name once)."""
+    name = "".join(["resolve_", "handler"])  # built at run time: not a shared constant
+    one = FileSymbols.of([Definition(name, "function", "", 1, 0, 2, 0)], [])
+    two = FileSymbols.of([], [Reference(name, "call", 4, 0, 9, -1)])
+    first = pickle.loads(pickle.dumps(one))
+    second = pickle.loads(pickle.dumps(two))
+    assert first == one and second == two
+    assert first.definition_names[0] is second.reference_names[0]

@@ -21,7 +21,7 @@ import sys
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -114,6 +114,20 @@ class FileSymbols:
             reference_data,
         )
 
+    def __reduce__(self) -> tuple[Callable[..., FileSymbols], tuple[object, ...]]:
+        # A worker's FileSymbols arrive in the main process with strings of their own; shared
+        # again on arrival (every file calls `get`; a corpus copied 16 times names everything
+        # 16 times), the symbol index holds each name once.
+        return _interned, (
+            self.definition_names,
+            self.definition_kinds,
+            self.definition_containers,
+            self.definition_data,
+            self.reference_names,
+            self.reference_kinds,
+            self.reference_data,
+        )
+
     @property
     def definition_count(self) -> int:
         return len(self.definition_names)
@@ -164,6 +178,28 @@ class FileSymbols:
 
     def references(self) -> Iterator[Reference]:
         return map(self.reference_at, range(len(self.reference_names)))
+
+
+def _interned(
+    names: tuple[str, ...],
+    kinds: tuple[str, ...],
+    containers: tuple[str, ...],
+    data: array[int],
+    reference_names: tuple[str, ...],
+    reference_kinds: tuple[str, ...],
+    reference_data: array[int],
+) -> FileSymbols:
+    """A FileSymbols as unpickled, its strings interned (:meth:`FileSymbols.__reduce__`)."""
+    intern = sys.intern
+    return FileSymbols(
+        tuple(map(intern, names)),
+        tuple(map(intern, kinds)),
+        tuple(map(intern, containers)),
+        data,
+        tuple(map(intern, reference_names)),
+        tuple(map(intern, reference_kinds)),
+        reference_data,
+    )
 
 
 NO_SYMBOLS = FileSymbols()
