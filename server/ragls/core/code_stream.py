@@ -58,7 +58,7 @@ from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_slots
 from ragls.core.ranking.columns import Interner
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
-from ragls.core.verbatim import verbatim_slots
+from ragls.core.verbatim import string_terms, verbatim_slots
 from ragls.errors import InvalidArgumentError
 
 SYMBOL_PREFIX = "\x01"
@@ -196,13 +196,8 @@ def query_terms(query: str, synonyms: SynonymTable | None) -> list[str]:
 def whole_query_terms(query: str, synonyms: SynonymTable | None) -> list[str]:
     """The query's distinct whole identifiers as terms (each identifier's first term: itself,
     lowercased and stemmed), then their synonym partners."""
-    terms = distinct(
-        found[0]
-        for identifier in IDENTIFIER.findall(query)
-        if (found := identifier_terms(identifier))
-    )
     table = SynonymTable.default() if synonyms is None else synonyms
-    return table.expand(terms)
+    return table.expand(string_terms(query))
 
 
 class CodeStream:

@@ -127,8 +127,7 @@ class HybridRetriever:
                 assert shape is not None
                 plan = (self._ranking, self._ranking.plan(shape))
             depth = candidate_depth(top_k)
-            verbatim = shape is not None and self._quotes_asked(shape)
-            return fuse_views(views, query, depth, top_k, self._per_file_cap, plan, verbatim)
+            return fuse_views(views, query, depth, top_k, self._per_file_cap, plan)
         rankings: list[tuple[float, list[SearchResult]]] = []
         for weighted in asked:
             try:
@@ -180,12 +179,13 @@ class HybridRetriever:
 
     def _quotes_asked(self, shape: QueryShape) -> bool:
         """Whether the query's quoted strings are looked up verbatim (:mod:`ragls.core.verbatim`):
-        it quotes some and the ranking layer weighs them for its kind."""
+        it quotes some and the ranking layer weighs them for its kind (as
+        :meth:`RankingLayer.plan` keeps them, which the slot path reads)."""
         ranking = self._ranking
         return (
             bool(shape.quoted)
             and ranking is not None
-            and ranking.profile.for_kind(shape.kind).quoted > 0
+            and bool(ranking.profile.for_kind(shape.kind).quoted)
         )
 
 

@@ -43,10 +43,9 @@ def fuse_views(
     top_k: int,
     per_file_cap: int,
     ranking: tuple[RankingLayer, RankingPlan] | None,
-    verbatim: bool = False,
 ) -> list[SearchResult]:
-    """The fused, reranked and capped ``top_k`` of ``views`` (all views of one index); with
-    ``verbatim``, the chunks holding the plan's quoted strings are one more ranking
+    """The fused, reranked and capped ``top_k`` of ``views`` (all views of one index); the
+    chunks holding the quoted strings the plan weighs are one more ranking
     (:mod:`ragls.core.verbatim`)."""
     asked = []
     for view, weight in views:
@@ -68,7 +67,7 @@ def fuse_views(
             slot_parts.append(found)
             contribution_parts.append(weight / (RRF_K + ranks + 1.0))
             rank_parts.append(ranks)
-        if verbatim and ranking is not None and ranking[1].quoted:
+        if ranking is not None and ranking[1].quoted:
             found = verbatim_slots(index, shared.documents, ranking[1].quoted)
             ranks = np.arange(len(found), dtype=np.int64)
             slot_parts.append(found)

@@ -38,7 +38,8 @@ VERBATIM_WEIGHT = 2.0
 
 
 def string_terms(text: str) -> list[str]:
-    """The body terms a chunk holding ``text`` holds: each identifier's whole term."""
+    """The body terms a chunk holding ``text`` holds: each identifier's whole term, once (also
+    the whole-identifier view's query terms before synonyms)."""
     found = (identifier_terms(identifier) for identifier in IDENTIFIER.findall(text))
     return distinct(terms[0] for terms in found if terms)
 

@@ -24,7 +24,7 @@ stream with the seed's two streams fused in).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ragls.core.code_stream import FieldWeights
 from ragls.core.ranking.layer import RankingProfile, RankingWeights
@@ -65,25 +65,19 @@ class Pipeline:
 SEED = Pipeline("seed", "BM25 0.6 + TF-IDF 0.4 (the seed's pipeline)", bm25=0.6, tfidf=0.4)
 WORKSPACE_FIELDS = FieldWeights(body=1.0, symbol=2.0, path=2.0, k1=1.2, b=0.5)
 # Measured (docs/retrieval.md, "The ranking layer"): each weight, and each query kind's.
+_QUESTION_WEIGHTS = RankingWeights(
+    roles=2.0,
+    definition=0.5,
+    quoted=2.0,
+    rare=0.5,
+    coherence=0.05,
+    named_file=1.0,
+    path_word=0.5,
+)
 WORKSPACE_RANKING = RankingProfile(
-    question=RankingWeights(
-        roles=2.0,
-        definition=0.5,
-        quoted=2.0,
-        rare=0.5,
-        coherence=0.05,
-        named_file=1.0,
-        path_word=0.5,
-    ),
-    message=RankingWeights(
-        roles=2.0,
-        definition=0.5,
-        phrase=1.0,
-        quoted=2.0,
-        rare=0.5,
-        coherence=0.05,
-        named_file=1.0,
-    ),
+    question=_QUESTION_WEIGHTS,
+    # A message pasted as printed: its word pairs count; a path word does not (measured).
+    message=replace(_QUESTION_WEIGHTS, phrase=1.0, path_word=0.0),
     change=RankingWeights(roles=0.25, named_file=1.0),
     # A pasted stack trace: its frames' files and functions are what it is about.
     trace=RankingWeights(roles=1.0, definition=1.0, quoted=2.0, rare=0.5, named_file=2.0),
