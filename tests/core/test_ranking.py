@@ -142,6 +142,35 @@ def test_further_chunks_of_one_file_give_diminishing_returns() -> None:
     ]
 
 
+def test_text_rules_find_their_chunk_after_a_letter_whose_lower_case_is_longer() -> None:
+    # "İ" lower-cases to two characters: the texts are searched joined, and the offsets of the
+    # texts after it must still be right.
+    before = chunk("src/a.py", "İstanbul İzmir " * 100)
+    message = chunk("src/c.py", "Referer checking failed - does not match any trusted origins")
+    after = chunk("src/b.py", "checking origins " * 20)
+    query = "Referer checking failed does not match any trusted origins"
+    assert ranked(RankingWeights(phrase=1.0), query, before, message, after) == [
+        message.id,
+        before.id,
+        after.id,
+    ]
+
+
+def test_coherence_adds_the_two_best_other_chunks_of_the_file() -> None:
+    documents = [replace(chunk("src/b.py"), id=f"b{n}") for n in range(4)]
+    documents.insert(1, chunk("src/a.py"))
+    candidates = [Candidate(d, 1.0 - 0.1 * i, i) for i, d in enumerate(documents)]
+    weights = RankingWeights(coherence=0.5, diminishing=0.5)
+    result = RankingLayer(RankingProfile.uniform(weights)).rerank("q", candidates)
+    scores = {c.document.id: score for score, c in result}
+    b = [1.0, 0.8, 0.7, 0.6]  # b0..b3's fused scores, best first
+    assert scores["b0"] == pytest.approx((b[0] + 0.5 * (b[1] + b[2])) * 1.0)
+    assert scores["b1"] == pytest.approx((b[1] + 0.5 * (b[0] + b[2])) * 0.5)
+    assert scores["b2"] == pytest.approx((b[2] + 0.5 * (b[0] + b[1])) * 0.25)
+    assert scores["b3"] == pytest.approx((b[3] + 0.5 * (b[0] + b[1])) * 0.125)
+    assert scores["src/a.py:body"] == pytest.approx(0.9)  # alone in its file: unchanged
+
+
 def test_a_file_the_query_names_comes_first_whatever_its_role() -> None:
     named, other = chunk("test_helpers.go"), chunk("context.go")
     weights = RankingWeights(roles=2.0, named_file=1.0)

@@ -143,6 +143,19 @@ def test_order_by_score_breaks_ties_by_rank_then_id() -> None:
     ]
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_order_by_score_is_a_sort_by_score_rank_then_id(seed: int) -> None:
+    rng = random.Random(seed)
+    size = rng.randint(1, 300)
+    scores = np.array([rng.choice((0.5, 0.25, 1.0, rng.random())) for _ in range(size)])
+    ranks = np.array([rng.randint(0, 3) for _ in range(size)], np.int64)
+    ids = [f"doc{rng.randint(0, 10**6):07d}-{n}" for n in range(size)]
+    expected = sorted(range(size), key=lambda i: (-scores[i], ranks[i], ids[i]))
+    assert order_by_score(scores, ranks, ids.__getitem__).tolist() == expected
+    expected = sorted(range(size), key=lambda i: (-scores[i], ids[i]))
+    assert order_by_score(scores, None, ids.__getitem__).tolist() == expected
+
+
 def test_slot_fusion_after_a_restore() -> None:
     documents = corpus()
     original = CodeStream(weights=WORKSPACE.fields)

@@ -253,14 +253,14 @@ def order_by_score(
         same &= sorted_ranks[1:] == sorted_ranks[:-1]
     if not same.any():
         return order
+    # Every member of a run of ties is given the rank of its id among the members (one call of
+    # ``id_of`` each), and the sort is done again with that rank as the last key.
     tied = np.flatnonzero(same)  # position i ties with i + 1
-    fixed = order.tolist()
-    start = int(tied[0])
-    end = start + 1
-    for position in [*tied[1:].tolist(), -2]:
-        if position == end:  # the run goes on
-            end += 1
-            continue
-        fixed[start : end + 1] = sorted(fixed[start : end + 1], key=id_of)
-        start, end = position, position + 1
-    return np.array(fixed, np.int64)
+    members = order[np.union1d(tied, tied + 1)].tolist()
+    ids = [id_of(position) for position in members]
+    id_rank = np.zeros(len(scores), np.int64)
+    id_rank[[members[k] for k in sorted(range(len(ids)), key=ids.__getitem__)]] = np.arange(
+        len(ids)
+    )
+    last = (id_rank, -scores) if ranks is None else (id_rank, ranks, -scores)
+    return np.lexsort(last).astype(np.int64)

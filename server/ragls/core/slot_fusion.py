@@ -91,14 +91,15 @@ def fuse_views(
         documents = shared.documents
         if ranking is not None:
             layer, plan = ranking
+            slot_list = slots.tolist()
             columns = Columns(
                 scores=scores,
                 best_ranks=best_rank[order],
                 files=tags[:, FILE_TAG].astype(np.int64),
                 symbols=tags[:, SYMBOL_TAG].astype(np.int64),
                 interner=shared.interner,
-                id_of=lambda position: index.id_at(int(slots[position])),
-                text_of=lambda position: documents[index.id_at(int(slots[position]))].content,
+                id_of=lambda position: index.id_at(slot_list[position]),
+                text_of=lambda position: documents[index.id_at(slot_list[position])].content,
             )
             final, scores = layer.rerank_columns(plan, columns)
         else:

@@ -83,10 +83,14 @@ class Interner:
             self._roles = grown
         present = numbers != NONE
         known = numbers[present]
-        for number in np.unique(known[self._roles[known] == UNKNOWN]).tolist():
-            self._roles[number] = _role_code(self.values[number])
+        roles = self._roles[known]
+        unknown = known[roles == UNKNOWN]
+        if len(unknown):
+            for number in set(unknown.tolist()):
+                self._roles[number] = _role_code(self.values[number])
+            roles = self._roles[known]
         codes = np.full(len(numbers), SOURCE_CODE, np.int64)
-        codes[present] = self._roles[known]
+        codes[present] = roles
         return codes
 
 

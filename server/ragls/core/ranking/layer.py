@@ -35,7 +35,7 @@ hold a word); it runs before the per-file cap of SPEC §5.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -291,40 +291,83 @@ def _definition_factors(plan: RankingPlan, columns: Columns) -> FloatArray:
         return factor
     names, weight, values = plan.names, plan.weights.definition, columns.interner.values
     numbers = list(set(symbols[defined].tolist()))
-    lowered = [values[number].lower() for number in numbers]
+    texts = [values[number] for number in numbers]
+    joined, starts = _joined_lower(texts)
     # A symbol can only match a name it contains: most are passed over without being split.
     containing = {
-        number
-        for name in names
-        for number, low in zip(numbers, lowered, strict=True)
-        if name in low
+        numbers[position] for name in names for position in _holders(joined, starts, name, texts)
     }
     gains = {}
     for number in containing:
         whole, last = symbol_keys(values[number])
         gains[number] = 1.0 + weight * max(names.get(last, 0.0), names.get(whole, 0.0))
     if gains:
-        for position, number in zip(defined.tolist(), symbols[defined].tolist(), strict=True):
-            if number in gains:
-                factor[position] = gains[number]
+        gained = np.flatnonzero(np.isin(symbols, list(gains)))
+        factor[gained] = [gains[number] for number in symbols[gained].tolist()]
     return factor
 
 
 def _text_factors(plan: RankingPlan, columns: Columns, factor: FloatArray) -> None:
     """Phrases, quoted strings and rare words in the text of the first
     :data:`PHRASE_CANDIDATES` candidates (multiplied into ``factor`` in place, in the order the
-    rules are listed)."""
+    rules are listed). The texts are lower-cased and searched as one string, each needle once
+    (:func:`_holders`), rather than each text for each needle."""
     weights, pairs, quoted, rare_words = plan.weights, plan.pairs, plan.quoted, plan.rare_words
-    for position in range(min(len(columns), PHRASE_CANDIDATES)):
-        text = columns.text_of(position).lower()
-        value = float(factor[position])
+    count = min(len(columns), PHRASE_CANDIDATES)
+    if not count:
+        return
+    texts = [columns.text_of(position) for position in range(count)]
+    joined, starts = _joined_lower(texts)
+    pair_counts = [0] * count
+    for pair in pairs:
+        for position in _holders(joined, starts, pair, texts):
+            pair_counts[position] += 1
+    quoted_in = set().union(*(_holders(joined, starts, q, texts) for q in quoted))
+    rare_in = set().union(*(_holders(joined, starts, w, texts) for w in rare_words))
+    values = factor[:count].tolist()
+    for position in range(count):
+        value = values[position]
         if pairs:
-            value *= 1.0 + weights.phrase * sum(map(text.__contains__, pairs)) / len(pairs)
-        if quoted and any(q in text for q in quoted):
+            value *= 1.0 + weights.phrase * pair_counts[position] / len(pairs)
+        if position in quoted_in:
             value *= 1.0 + weights.quoted
-        if rare_words and any(word in text for word in rare_words):
+        if position in rare_in:
             value *= 1.0 + weights.rare
-        factor[position] = value
+        values[position] = value
+    factor[:count] = values
+
+
+_SEPARATOR = "\x00"
+
+
+def _joined_lower(texts: list[str]) -> tuple[str, list[int]]:
+    """``texts`` lower-cased and joined by :data:`_SEPARATOR`, and where each one starts."""
+    joined = _SEPARATOR.join(texts).lower()
+    lengths = [len(text) for text in texts]
+    if len(joined) != sum(lengths) + len(texts) - 1:  # a letter whose lower case is longer (İ)
+        lowered = [text.lower() for text in texts]
+        joined, lengths = _SEPARATOR.join(lowered), [len(text) for text in lowered]
+    starts = [0] * len(texts)
+    for position in range(1, len(texts)):
+        starts[position] = starts[position - 1] + lengths[position - 1] + 1
+    return joined, starts
+
+
+def _holders(joined: str, starts: list[int], needle: str, texts: list[str]) -> set[int]:
+    """The positions of the texts (joined, lower-cased, separated by :data:`_SEPARATOR`,
+    starting at ``starts``) that hold ``needle``; a needle holding the separator is looked for
+    in each text alone."""
+    if _SEPARATOR in needle:
+        return {p for p, text in enumerate(texts) if needle in text.lower()}
+    found: set[int] = set()
+    at = joined.find(needle)
+    while at != -1:
+        position = bisect_right(starts, at) - 1
+        found.add(position)
+        if position + 1 == len(starts):
+            break
+        at = joined.find(needle, starts[position + 1])
+    return found
 
 
 def _by_file(
@@ -333,32 +376,48 @@ def _by_file(
     """Coherence and diminishing returns per file among the best :data:`FILE_CANDIDATES` of
     ``order``: the n-th best chunk of a file gains the two best of the others and is scaled by
     ``diminishing ** n``; the rest, which cannot reach a first page, keep their scores.
-    ``scores`` is updated in place; returns the new order."""
-    head = order[:FILE_CANDIDATES].tolist()
-    files = columns.files[head].tolist()
+    ``scores`` is updated in place; returns the new order. In numpy: the head is grouped by
+    file, each chunk's place in its file counted, and each file's best three summed in head
+    order (the same additions, so the same floats, as summing them one by one)."""
+    head = order[:FILE_CANDIDATES]
+    files = columns.files[head]
     coherence, diminishing = weights.coherence, weights.diminishing
-    counts = Counter(files)
+    # Group the head by file: sorted by file (stably, so head order within a file), each group's
+    # start, size and number; then each chunk's place in its file (0 for its best chunk).
+    size = len(files)
+    if not size:
+        return order
+    by_file = np.argsort(files, kind="stable")
+    sorted_files = files[by_file]
+    boundary = np.empty(size, bool)
+    boundary[0] = True
+    np.not_equal(sorted_files[1:], sorted_files[:-1], out=boundary[1:])
+    group_sorted = np.cumsum(boundary) - 1
+    starts = np.flatnonzero(boundary)
+    sizes = np.diff(starts, append=size)
+    groups = np.empty(size, np.int64)
+    groups[by_file] = group_sorted
+    place = np.empty(size, np.int64)
+    place[by_file] = np.arange(size) - starts[group_sorted]
     # With no diminishing returns only the files with several chunks in the head change.
     least = 1 if diminishing != 1.0 else 2
-    indices = [i for i, file in enumerate(files) if file != NONE and counts[file] >= least]
-    if not indices:
+    chosen_mask = (files != NONE) & (sizes[groups] >= least)
+    if not chosen_mask.any():
         return order
-    chosen = [head[i] for i in indices]
-    chosen_files = [files[i] for i in indices]
-    chosen_scores = scores[chosen].tolist()
-    best: dict[int, list[float]] = {}
-    for score, file in zip(chosen_scores, chosen_files, strict=True):
-        top = best.setdefault(file, [])
-        if len(top) < 3:
-            top.append(score)
-    seen: dict[int, int] = {}
-    for index, file in enumerate(chosen_files):
-        top = best[file]
-        position = seen.get(file, 0)
-        seen[file] = position + 1
-        others = sum(top[:2]) if position >= 2 else sum(top) - top[position]
-        chosen_scores[index] = (chosen_scores[index] + coherence * others) * diminishing**position
-    scores[chosen] = chosen_scores
+    chosen = head[chosen_mask]
+    groups = groups[chosen_mask]
+    place = place[chosen_mask]
+    chosen_scores = scores[chosen]
+    best = np.zeros((len(starts), 3))
+    top = place < 3
+    best[groups[top], place[top]] = chosen_scores[top]
+    two = best[:, 0] + best[:, 1]
+    three = two + best[:, 2]
+    others = np.where(place >= 2, two[groups], three[groups] - chosen_scores)
+    updated = chosen_scores + coherence * others
+    if diminishing != 1.0:
+        updated = updated * diminishing ** place.astype(np.float64)
+    scores[chosen] = updated
     return order_by_score(scores, columns.best_ranks, columns.id_of)
 
 
