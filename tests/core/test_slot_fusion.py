@@ -109,6 +109,35 @@ def test_slot_fusion_builds_results_only_for_the_answers(monkeypatch: pytest.Mon
     assert created == 5  # not one per candidate and stream (up to 400)
 
 
+def test_the_whole_identifier_view_looks_up_the_split_views_best() -> None:
+    fast, _ = retrievers(corpus())
+    code, words = (spec.stream for spec in fast.streams)
+    assert isinstance(code, CodeStream) and isinstance(words, CodeStream)
+    assert fast.retrieve("how is the session cookie parsed in the client", 10)
+    assert code.last_search.postings_scored > 0
+    # The second view read no postings whole: it looked its terms up at the first view's best.
+    assert words.last_search.postings_scored == 0
+    assert words.last_search.candidates_probed > 0
+
+
+def test_the_pool_holds_the_split_views_best_it_scored_whole() -> None:
+    documents = [
+        Document(f"d{n:04d}", "token " * (1 + n % 7) + f"word{n} filler " * (n % 13), {})
+        for n in range(3000)
+    ]
+    code = CodeStream(weights=WORKSPACE.fields)
+    code.replace_documents((), documents)
+    terms = code.terms_for("token")
+    with code.shared.lock:
+        slots, _, pool = code.ranked_slots(terms, 200, 1000)
+    assert len(slots) == 200 and len(pool) >= 1000  # ties with the 1,000th kept
+    assert set(slots.tolist()) <= set(pool.tolist())
+    assert pool.tolist() == sorted(pool.tolist())
+    with code.shared.lock:
+        alone, _, _ = code.ranked_slots(terms, 200)
+    assert alone.tolist() == slots.tolist()  # asking for a pool changes no result
+
+
 def test_index_tags_follow_slots_through_a_merge() -> None:
     documents = corpus(600)
     later = [Document("z" + d.id, d.content, d.metadata) for d in corpus(600, seed=11)]

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 
@@ -55,7 +55,13 @@ from ragls.core.identifiers import (
 from ragls.core.identifiers import path_terms as split_path
 from ragls.core.index_state import StreamState
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
-from ragls.core.pruning import PruningStats, QueryTerm, ranked_slots
+from ragls.core.pruning import (
+    PruningStats,
+    QueryTerm,
+    order_by_score,
+    ranked_slots,
+    top_among,
+)
 from ragls.core.ranking.columns import Interner
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.core.verbatim import string_terms, verbatim_slots
@@ -79,6 +85,7 @@ CACHE_BYTES = 32 << 20
 # The index's tags per slot: the Interner numbers of the chunk's file and symbol.
 FILE_TAG, SYMBOL_TAG = 0, 1
 TAG_COUNT = 2
+_NO_SLOTS: SlotArray = np.zeros(0, np.int32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,7 +349,7 @@ class CodeStream:
             return []
         state = self._state
         with state.lock:
-            slots, scores = self.ranked_slots(terms, top_k)
+            slots, scores, _ = self.ranked_slots(terms, top_k)
             index, documents = state.index, state.documents
             return [
                 SearchResult(documents[index.id_at(slot)], score)
@@ -369,15 +376,41 @@ class CodeStream:
             return whole_query_terms(check_query(query), self._state.synonyms)
         return query_terms(check_query(query), self._state.synonyms)
 
-    def ranked_slots(self, terms: list[str], top_k: int) -> tuple[SlotArray, FloatArray]:
+    def ranked_slots(
+        self, terms: list[str], top_k: int, pool: int = 0
+    ) -> tuple[SlotArray, FloatArray, SlotArray]:
         """(slots, scores) of the ``top_k`` best documents for ``terms`` (:meth:`terms_for`),
-        best first, ties broken by id. The caller holds ``shared.lock``."""
+        best first, ties broken by id, and the slots of up to ``pool`` of the best whose scores
+        the search computed (:func:`~ragls.core.pruning.top_and_pool`; what
+        :meth:`ranked_within` takes). The caller holds ``shared.lock``."""
         index = self._state.index
         if not terms or len(index) == 0:
-            return np.zeros(0, np.int32), np.zeros(0)
+            return _NO_SLOTS, np.zeros(0), _NO_SLOTS
         terms = most_specific(terms, index.document_frequency)
         self.last_search = stats = PruningStats()
-        return ranked_slots(self._query_terms(terms), index, top_k, stats)
+        return ranked_slots(self._query_terms(terms), index, top_k, stats, pool)
+
+    def ranked_within(
+        self, terms: list[str], top_k: int, pool: SlotArray, asked: Collection[str]
+    ) -> tuple[SlotArray, FloatArray]:
+        """:meth:`ranked_slots` among the documents of ``pool`` (ascending slots: another
+        view's best) and those holding a term of ``terms`` that the other view did not ask
+        (not in ``asked``): the terms' postings are looked up at those documents, never read
+        whole. The caller holds ``shared.lock``."""
+        index = self._state.index
+        if not terms or len(index) == 0:
+            return _NO_SLOTS, np.zeros(0)
+        self.last_search = stats = PruningStats()
+        own = [part for term in terms if term not in asked for part, _ in index.parts(term)]
+        candidates = np.unique(np.concatenate([pool, *own])) if own else pool
+        terms = most_specific(terms, index.document_frequency)
+        slots, scores = top_among(
+            self._query_terms(terms), candidates, index.dead_slots(), top_k, stats
+        )
+        slot_list = slots.tolist()
+        order = order_by_score(scores, None, lambda position: index.id_at(slot_list[position]))
+        order = order[:top_k]
+        return slots[order], scores[order]
 
     def _query_terms(self, terms: list[str]) -> list[QueryTerm]:
         """Each (term, field) pair with postings, weighted (lock held)."""

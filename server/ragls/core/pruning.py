@@ -30,7 +30,7 @@ BOUND_MARGIN = 1.0 + 1e-6
 # postings are at least this long (or a sixteenth of the slots).
 CHECK_MIN_POSTINGS = 20_000
 # A query whose postings number at most 1/SPARSE_SHARE of the slots is scored sparsely: sorting
-# its slots costs less than an array as long as the index (:func:`_sparse_top`).
+# its slots costs less than an array as long as the index (:func:`_sparse_sum`).
 SPARSE_SHARE = 16
 
 
@@ -96,16 +96,32 @@ def top_arrays(
     stats: PruningStats | None = None,
 ) -> tuple[SlotArray, FloatArray]:
     """:func:`top_documents` as (slots, scores) arrays, in no particular order."""
+    slots, scores, _ = top_and_pool(terms, slot_count, dead, top_k, stats)
+    return slots, scores
+
+
+def top_and_pool(
+    terms: list[QueryTerm],
+    slot_count: int,
+    dead: SlotArray,
+    top_k: int,
+    stats: PruningStats | None = None,
+    pool: int = 0,
+) -> tuple[SlotArray, FloatArray, SlotArray]:
+    """:func:`top_arrays`, and the ``pool`` best (ascending slots) of the documents whose whole
+    score the search computed: at least the ``top_k`` best, and as many more as pruning left
+    (no more work is done for them)."""
     stats = stats if stats is not None else PruningStats()
     ordered = sorted(terms, key=lambda term: term.size)
+    suffix = [0.0] * (len(ordered) + 1)
+    for position in range(len(ordered) - 1, -1, -1):
+        suffix[position] = suffix[position + 1] + ordered[position].bound * BOUND_MARGIN
     check_from = max(CHECK_MIN_POSTINGS, slot_count // 16)
     if len(ordered) < 2 or ordered[-1].size < check_from:  # the dense path would not prune
         postings = sum(term.size for term in ordered)
         if postings * SPARSE_SHARE <= slot_count:
-            return _sparse_top(_gathered(ordered, stats), dead, top_k)
-    suffix = [0.0] * (len(ordered) + 1)
-    for position in range(len(ordered) - 1, -1, -1):
-        suffix[position] = suffix[position + 1] + ordered[position].bound * BOUND_MARGIN
+            found, summed = _sparse_sum(_gathered(ordered, stats), dead)
+            return _best_and_pool(found, summed, top_k, pool)
     # The terms before the first threshold check are summed at once, with ``bincount`` (adding
     # in the same order as one term after the other, so to the same floats); the rest one by
     # one, each after a check (the terms are ordered by size: every later one is as long).
@@ -125,12 +141,25 @@ def top_arrays(
                 for remaining in ordered[position:]:
                     _score_candidates(scores, keep, remaining, stats)
                 stats.pruned = True
-                return _ranked(keep, scores, top_k)
+                return _best_and_pool(keep, scores[keep], top_k, pool)
         term = ordered[position]
         for number, (term_slots, _) in enumerate(term.parts):
             scores[term_slots] += term.contributions(number)
             stats.postings_scored += len(term_slots)
-    return _ranked(_live_nonzero(scores, dead), scores, top_k)
+    live = _live_nonzero(scores, dead)
+    return _best_and_pool(live, scores[live], top_k, pool)
+
+
+def _best_and_pool(
+    slots: SlotArray, scores: FloatArray, top_k: int, pool: int
+) -> tuple[SlotArray, FloatArray, SlotArray]:
+    """The ``top_k`` best of ``slots`` (ties at the boundary kept) with their scores, and the
+    ``pool`` best slots (ascending)."""
+    best = best_of(np.arange(len(slots), dtype=np.int32), scores, top_k)
+    pooled = (
+        slots[best_of(np.arange(len(slots), dtype=np.int32), scores, pool)] if pool else slots[best]
+    )
+    return slots[best], scores[best], np.sort(pooled)
 
 
 def _gathered(
@@ -161,14 +190,14 @@ def _summed(slots: list[SlotArray], values: list[FloatArray], slot_count: int) -
     return summed
 
 
-def _sparse_top(
-    gathered: tuple[list[SlotArray], list[FloatArray]], dead: SlotArray, top_k: int
+def _sparse_sum(
+    gathered: tuple[list[SlotArray], list[FloatArray]], dead: SlotArray
 ) -> tuple[SlotArray, FloatArray]:
-    """:func:`top_arrays` for postings much shorter than the index: the slots they name
-    (:func:`_gathered`) are summed with ``bincount`` (in the same order as the dense path's
-    adds, so to the same floats) instead of in an array as long as the index, which a search
-    would otherwise allocate and scan whole, however few documents match (at 16x the standard
-    library, 880,000 slots a view)."""
+    """The live slots the ``gathered`` postings name (ascending) and their sums, for postings
+    much shorter than the index: summed with ``bincount`` over the slots they name (in the same
+    order as the dense path's adds, so to the same floats) instead of in an array as long as
+    the index, which a search would otherwise allocate and scan whole, however few documents
+    match (at 16x the standard library, 880,000 slots a view)."""
     slot_parts, value_parts = gathered
     if not slot_parts:
         return np.zeros(0, np.int32), np.zeros(0)
@@ -178,9 +207,8 @@ def _sparse_top(
     ).astype(np.float64, copy=False)
     if len(dead):
         summed[np.isin(found, dead)] = 0.0
-    live = np.flatnonzero(summed > 0.0).astype(np.int32)  # positions, as _live_nonzero gives
-    best = best_of(live, summed[live], top_k)
-    return found[best].astype(np.int32, copy=False), summed[best]
+    live = summed > 0.0
+    return found[live].astype(np.int32, copy=False), summed[live]
 
 
 def _live_nonzero(scores: FloatArray, dead: SlotArray) -> SlotArray:
@@ -211,29 +239,75 @@ def _score_candidates(
         stats.candidates_probed += len(keep)
 
 
-def _ranked(candidates: SlotArray, scores: FloatArray, top_k: int) -> tuple[SlotArray, FloatArray]:
-    best = best_of(candidates, scores[candidates], top_k)
-    return best, scores[best]
-
-
 def ranked_ids(
     terms: list[QueryTerm], index: InvertedIndex, top_k: int, stats: PruningStats
 ) -> list[tuple[float, str]]:
     """(score, id) of the ``top_k`` best documents of ``index``, best first, ties broken by id:
     the search step every store shares (the caller holds its lock)."""
-    slots, scores = ranked_slots(terms, index, top_k, stats)
+    slots, scores, _ = ranked_slots(terms, index, top_k, stats)
     return list(zip(scores.tolist(), map(index.id_at, slots.tolist()), strict=True))
 
 
 def ranked_slots(
-    terms: list[QueryTerm], index: InvertedIndex, top_k: int, stats: PruningStats
-) -> tuple[SlotArray, FloatArray]:
+    terms: list[QueryTerm],
+    index: InvertedIndex,
+    top_k: int,
+    stats: PruningStats,
+    pool: int = 0,
+) -> tuple[SlotArray, FloatArray, SlotArray]:
     """(slots, scores) of the ``top_k`` best documents of ``index``, best first, ties broken by
-    id, as arrays (the caller holds its lock)."""
-    slots, scores = top_arrays(terms, index.slot_count, index.dead_slots(), top_k, stats)
-    order = order_by_score(scores, None, lambda position: index.id_at(int(slots[position])))
+    id, as arrays, and the slots of :func:`top_and_pool`'s pool (the caller holds its lock)."""
+    slots, scores, pooled = top_and_pool(
+        terms, index.slot_count, index.dead_slots(), top_k, stats, pool
+    )
+    slot_list = slots.tolist()
+    order = order_by_score(scores, None, lambda position: index.id_at(slot_list[position]))
     order = order[:top_k]
-    return slots[order], scores[order]
+    return slots[order], scores[order], pooled
+
+
+def top_among(
+    terms: list[QueryTerm],
+    candidates: SlotArray,
+    dead: SlotArray,
+    top_k: int,
+    stats: PruningStats,
+) -> tuple[SlotArray, FloatArray]:
+    """:func:`top_arrays` over ``candidates`` (ascending slots) only: each term's postings are
+    looked up at the candidates, never read whole (terms added in the same order)."""
+    scores = np.zeros(len(candidates))
+    for term in sorted(terms, key=lambda term: term.size):
+        _add_among(scores, candidates, term, stats)
+    if len(dead):
+        scores[np.isin(candidates, dead)] = 0.0
+    live = np.flatnonzero(scores > 0.0).astype(np.int32)
+    best = best_of(live, scores[live], top_k)
+    return candidates[best], scores[best]
+
+
+def _add_among(
+    scores: FloatArray, candidates: SlotArray, term: QueryTerm, stats: PruningStats
+) -> None:
+    """Add ``term``'s contributions to ``scores`` (one per slot of ``candidates``, ascending),
+    looking the shorter of the two up in the longer (binary search)."""
+    for number, (slots, values) in enumerate(term.parts):
+        if not len(slots) or not len(candidates):
+            continue
+        if len(slots) < len(candidates):  # the postings looked up among the candidates
+            at = np.searchsorted(candidates, slots)
+            at[at == len(candidates)] = 0
+            found = candidates[at] == slots
+            where, posting = at[found], np.flatnonzero(found)
+        else:  # the candidates looked up in the postings
+            at = np.searchsorted(slots, candidates)
+            at[at == len(slots)] = 0
+            found = slots[at] == candidates
+            where, posting = np.flatnonzero(found), at[found]
+        if term.weighed is not None:
+            scores[where] += term.weighed[number][posting]
+        else:
+            scores[where] += term.weigh(slots[posting], values[posting])
+        stats.candidates_probed += min(len(slots), len(candidates))
 
 
 def order_by_score(
