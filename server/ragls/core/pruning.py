@@ -329,8 +329,10 @@ def order_by_score(
         return order
     # Every member of a run of ties is given the rank of its id among the members (one call of
     # ``id_of`` each), and the sort is done again with that rank as the last key.
-    tied = np.flatnonzero(same)  # position i ties with i + 1
-    members = order[np.union1d(tied, tied + 1)].tolist()
+    member = np.zeros(len(order), bool)
+    member[:-1] = same  # position i ties with i + 1
+    member[1:] |= same
+    members = order[member].tolist()
     ids = [id_of(position) for position in members]
     id_rank = np.zeros(len(scores), np.int64)
     id_rank[[members[k] for k in sorted(range(len(ids)), key=ids.__getitem__)]] = np.arange(
