@@ -52,9 +52,11 @@ class Interner:
     def __init__(self) -> None:
         self.values: list[str] = []
         self._numbers: dict[str, int] = {}
-        # Each value's role number once a query asked for it (UNKNOWN before); grown by
-        # doubling, so a value numbered after a change costs nothing until a query reads it.
+        # Each value's role number once a query asked for it (UNKNOWN before), at the value's
+        # number + 1 (the first entry is NONE's: source); grown by doubling, so a value
+        # numbered after a change costs nothing until a query reads it.
         self._roles = np.full(16, UNKNOWN, np.int64)
+        self._roles[0] = SOURCE_CODE
 
     def number(self, value: str | None) -> int:
         if value is None:
@@ -77,20 +79,17 @@ class Interner:
         source, the empty path and NONE). Derived on first request, so the cost of a query is
         its candidates' new files, never the number of values (a first search after a cold
         index of 100,000 files derives the roles of its few hundred candidates only)."""
-        if len(self._roles) < len(self.values):
-            grown = np.full(max(len(self.values), 2 * len(self._roles)), UNKNOWN, np.int64)
+        if len(self._roles) <= len(self.values):
+            grown = np.full(max(len(self.values) + 1, 2 * len(self._roles)), UNKNOWN, np.int64)
             grown[: len(self._roles)] = self._roles
             self._roles = grown
-        present = numbers != NONE
-        known = numbers[present]
-        roles = self._roles[known]
-        unknown = known[roles == UNKNOWN]
-        if len(unknown):
-            for number in set(unknown.tolist()):
-                self._roles[number] = _role_code(self.values[number])
-            roles = self._roles[known]
-        codes = np.full(len(numbers), SOURCE_CODE, np.int64)
-        codes[present] = roles
+        shifted = numbers + 1  # NONE (-1) reads entry 0
+        codes = self._roles[shifted]
+        unknown = codes == UNKNOWN
+        if unknown.any():
+            for number in set(numbers[unknown].tolist()):
+                self._roles[number + 1] = _role_code(self.values[number])
+            codes = self._roles[shifted]
         return codes
 
 

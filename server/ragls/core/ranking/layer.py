@@ -39,6 +39,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 
 import numpy as np
 
@@ -301,9 +302,8 @@ def _definition_factors(plan: RankingPlan, columns: Columns) -> FloatArray:
     for number in containing:
         whole, last = symbol_keys(values[number])
         gains[number] = 1.0 + weight * max(names.get(last, 0.0), names.get(whole, 0.0))
-    if gains:
-        gained = np.flatnonzero(np.isin(symbols, list(gains)))
-        factor[gained] = [gains[number] for number in symbols[gained].tolist()]
+    if gains:  # NONE is never a key: chunks without a definition keep 1
+        factor = np.array([gains.get(number, 1.0) for number in symbols.tolist()])
     return factor
 
 
@@ -347,10 +347,7 @@ def _joined_lower(texts: list[str]) -> tuple[str, list[int]]:
     if len(joined) != sum(lengths) + len(texts) - 1:  # a letter whose lower case is longer (İ)
         lowered = [text.lower() for text in texts]
         joined, lengths = _SEPARATOR.join(lowered), [len(text) for text in lowered]
-    starts = [0] * len(texts)
-    for position in range(1, len(texts)):
-        starts[position] = starts[position - 1] + lengths[position - 1] + 1
-    return joined, starts
+    return joined, [0, *accumulate(length + 1 for length in lengths[:-1])]
 
 
 def _holders(joined: str, starts: list[int], needle: str, texts: list[str]) -> set[int]:
