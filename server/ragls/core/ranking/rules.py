@@ -93,7 +93,10 @@ ROLES: tuple[Role, ...] = (
             # Gradle and Kotlin Multiplatform source sets: commonTest, jvmTest, androidUnitTest.
             + r"|(?:^|/)[a-z][A-Za-z0-9]*Tests?/"
             + r"|(?:^|/)(?:test_[^/]*|conftest\.py)$"
-            + r"|(?i:(?:^|/|[_.-])(?:tests?|spec|specs)\.[a-z0-9]+)$"
+            # foo_test.go, foo.spec.ts, and C++'s foo_unittest.cc / foo_browsertest.cc
+            + r"|(?i:(?:^|/|[_.-])(?:unit|browser|integration)?(?:tests?|spec|specs)\.[a-z0-9]+)$"
+            # Perl's t/*.t, Bats scripts, Erlang's Common Test suites
+            + r"|\.(?:t|bats)$|_SUITE\.erl$"
             + r"|[a-z0-9](?:Tests?|Spec|Specs|IT)"
             r"\.(?:java|kt|kts|swift|php|cs|scala|groovy|hs|m|mm|dart|cpp|cc)$"
         ),
