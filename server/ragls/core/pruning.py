@@ -76,30 +76,6 @@ class PruningStats:
     pruned: bool = False
 
 
-def top_documents(
-    terms: list[QueryTerm],
-    slot_count: int,
-    dead: SlotArray,
-    top_k: int,
-    stats: PruningStats | None = None,
-) -> list[tuple[float, int]]:
-    """(score, slot) of the ``top_k`` best live slots, plus any tied with the last of them."""
-    slots, scores = top_arrays(terms, slot_count, dead, top_k, stats)
-    return list(zip(scores.tolist(), slots.tolist(), strict=True))
-
-
-def top_arrays(
-    terms: list[QueryTerm],
-    slot_count: int,
-    dead: SlotArray,
-    top_k: int,
-    stats: PruningStats | None = None,
-) -> tuple[SlotArray, FloatArray]:
-    """:func:`top_documents` as (slots, scores) arrays, in no particular order."""
-    slots, scores, _ = top_and_pool(terms, slot_count, dead, top_k, stats)
-    return slots, scores
-
-
 def top_and_pool(
     terms: list[QueryTerm],
     slot_count: int,
@@ -108,7 +84,8 @@ def top_and_pool(
     stats: PruningStats | None = None,
     pool: int = 0,
 ) -> tuple[SlotArray, FloatArray, SlotArray]:
-    """:func:`top_arrays`, and the ``pool`` best (ascending slots) of the documents whose whole
+    """(slots, scores) of the ``top_k`` best live slots, plus any tied with the last of them, in
+    no particular order; and the ``pool`` best (ascending slots) of the documents whose whole
     score the search computed: at least the ``top_k`` best, and as many more as pruning left
     (no more work is done for them)."""
     stats = stats if stats is not None else PruningStats()
@@ -273,8 +250,9 @@ def top_among(
     top_k: int,
     stats: PruningStats,
 ) -> tuple[SlotArray, FloatArray]:
-    """:func:`top_arrays` over ``candidates`` (ascending slots) only: each term's postings are
-    looked up at the candidates, never read whole (terms added in the same order)."""
+    """:func:`top_and_pool`'s top k over ``candidates`` (ascending slots) only: each term's
+    postings are looked up at the candidates, never read whole (terms added in the same
+    order)."""
     scores = np.zeros(len(candidates))
     for term in sorted(terms, key=lambda term: term.size):
         _add_among(scores, candidates, term, stats)
