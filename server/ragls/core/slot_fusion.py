@@ -14,8 +14,8 @@ view's best documents (up to :data:`VIEW_POOL` of those whose scores the first v
 whole) and the documents holding a term the first view did not ask, looking its terms' postings
 up at them (:meth:`~ragls.core.code_stream.CodeStream.ranked_within`). Its terms are the first
 view's whole identifiers and plain words, so a document outside that pool scores low in both;
-on the question set every answer was the same with the pool as without it, and a search cost
-0.71x at 4x the standard library (docs/retrieval.md, "Cost").
+on the question set nDCG@10 was the same with the pool as without it (two questions moved),
+and a search cost 0.71x at 4x the standard library (docs/retrieval.md, "Cost").
 
 Otherwise the result is :class:`~ragls.core.fusion.HybridRetriever`'s general path: the same
 contributions ``weight / (60 + rank + 1)`` summed in stream order, the same order (fused score,
