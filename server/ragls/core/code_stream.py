@@ -55,13 +55,7 @@ from ragls.core.identifiers import (
 from ragls.core.identifiers import path_terms as split_path
 from ragls.core.index_state import StreamState
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
-from ragls.core.pruning import (
-    PruningStats,
-    QueryTerm,
-    order_by_score,
-    ranked_slots,
-    top_among,
-)
+from ragls.core.pruning import PruningStats, QueryTerm, best_first, ranked_slots, top_among
 from ragls.core.ranking.columns import Interner
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.core.verbatim import string_terms, verbatim_slots
@@ -407,10 +401,7 @@ class CodeStream:
         slots, scores = top_among(
             self._query_terms(terms), candidates, index.dead_slots(), top_k, stats
         )
-        slot_list = slots.tolist()
-        order = order_by_score(scores, None, lambda position: index.id_at(slot_list[position]))
-        order = order[:top_k]
-        return slots[order], scores[order]
+        return best_first(slots, scores, index, top_k)
 
     def _query_terms(self, terms: list[str]) -> list[QueryTerm]:
         """Each (term, field) pair with postings, weighted (lock held)."""

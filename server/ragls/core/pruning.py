@@ -132,10 +132,9 @@ def _best_and_pool(
 ) -> tuple[SlotArray, FloatArray, SlotArray]:
     """The ``top_k`` best of ``slots`` (ties at the boundary kept) with their scores, and the
     ``pool`` best slots (ascending)."""
-    best = best_of(np.arange(len(slots), dtype=np.int32), scores, top_k)
-    pooled = (
-        slots[best_of(np.arange(len(slots), dtype=np.int32), scores, pool)] if pool else slots[best]
-    )
+    positions = np.arange(len(slots), dtype=np.int32)
+    best = best_of(positions, scores, top_k)
+    pooled = slots[best_of(positions, scores, pool)] if pool else slots[best]
     return slots[best], scores[best], np.sort(pooled)
 
 
@@ -198,21 +197,15 @@ def _score_candidates(
     scores: FloatArray, keep: SlotArray, term: QueryTerm, stats: PruningStats
 ) -> None:
     """Add ``term``'s contributions to the ``keep`` slots (ascending) only."""
-    for number, (slots, values) in enumerate(term.parts):
+    for number, (slots, _) in enumerate(term.parts):
         if not len(slots) or not len(keep):
             continue
         if len(keep) * 8 >= len(slots):  # the search would cost more than the scan
             scores[slots] += term.contributions(number)
             stats.postings_scored += len(slots)
             continue
-        positions = np.searchsorted(slots, keep)
-        positions[positions == len(slots)] = 0
-        hit = slots[positions] == keep
-        matched = keep[hit]
-        if term.weighed is not None:
-            scores[matched] += term.weighed[number][positions[hit]]
-        else:
-            scores[matched] += term.weigh(matched, values[positions[hit]])
+        where, posting = _shared(keep, slots)
+        scores[keep[where]] += _weighed_at(term, number, posting)
         stats.candidates_probed += len(keep)
 
 
@@ -237,10 +230,17 @@ def ranked_slots(
     slots, scores, pooled = top_and_pool(
         terms, index.slot_count, index.dead_slots(), top_k, stats, pool
     )
+    return (*best_first(slots, scores, index, top_k), pooled)
+
+
+def best_first(
+    slots: SlotArray, scores: FloatArray, index: InvertedIndex, top_k: int
+) -> tuple[SlotArray, FloatArray]:
+    """The first ``top_k`` of ``slots`` by score, ties broken by id (SPEC §5)."""
     slot_list = slots.tolist()
     order = order_by_score(scores, None, lambda position: index.id_at(slot_list[position]))
     order = order[:top_k]
-    return slots[order], scores[order], pooled
+    return slots[order], scores[order]
 
 
 def top_among(
@@ -268,24 +268,35 @@ def _add_among(
 ) -> None:
     """Add ``term``'s contributions to ``scores`` (one per slot of ``candidates``, ascending),
     looking the shorter of the two up in the longer (binary search)."""
-    for number, (slots, values) in enumerate(term.parts):
+    for number, (slots, _) in enumerate(term.parts):
         if not len(slots) or not len(candidates):
             continue
-        if len(slots) < len(candidates):  # the postings looked up among the candidates
-            at = np.searchsorted(candidates, slots)
-            at[at == len(candidates)] = 0
-            found = candidates[at] == slots
-            where, posting = at[found], np.flatnonzero(found)
-        else:  # the candidates looked up in the postings
-            at = np.searchsorted(slots, candidates)
-            at[at == len(slots)] = 0
-            found = slots[at] == candidates
-            where, posting = np.flatnonzero(found), at[found]
-        if term.weighed is not None:
-            scores[where] += term.weighed[number][posting]
-        else:
-            scores[where] += term.weigh(slots[posting], values[posting])
+        where, posting = _shared(candidates, slots)
+        scores[where] += _weighed_at(term, number, posting)
         stats.candidates_probed += min(len(slots), len(candidates))
+
+
+def _shared(candidates: SlotArray, slots: SlotArray) -> tuple[IntArray, IntArray]:
+    """Where the slots that ``candidates`` and ``slots`` (both ascending, unique) share sit in
+    each, looking the shorter up in the longer (binary search)."""
+    if len(slots) < len(candidates):  # the postings looked up among the candidates
+        at = np.searchsorted(candidates, slots)
+        at[at == len(candidates)] = 0
+        found = candidates[at] == slots
+        return at[found], np.flatnonzero(found)
+    at = np.searchsorted(slots, candidates)  # the candidates looked up in the postings
+    at[at == len(slots)] = 0
+    found = slots[at] == candidates
+    return np.flatnonzero(found), at[found]
+
+
+def _weighed_at(term: QueryTerm, number: int, posting: IntArray) -> FloatArray:
+    """The contributions of part ``number``'s postings at positions ``posting`` (kept ones when
+    the term was weighed whole, else weighed now)."""
+    if term.weighed is not None:
+        return term.weighed[number][posting]
+    slots, values = term.parts[number]
+    return term.weigh(slots[posting], values[posting])
 
 
 def order_by_score(
