@@ -6,6 +6,7 @@ import math
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from ragls.core import pruning
@@ -212,3 +213,34 @@ def test_a_query_with_few_postings_allocates_nothing_as_long_as_the_index() -> N
         tracemalloc.stop()
     assert {r.id for r in results} == {"d5", "d7"}
     assert peak < count * 8 // 4  # a float per slot would be 800 KB
+
+
+@pytest.mark.usefixtures("prune_early")
+def test_a_short_part_of_a_common_term_does_not_weigh_its_long_part_whole() -> None:
+    """After a file changes, a common word's new postings sit in a short part of their own
+    beside the long one; scoring the pruned candidates reads the short part whole, which must
+    not weigh (and keep) every posting of the long one that pruning only probes."""
+    weighed: list[int] = []
+    kept: list[pruning.QueryTerm] = []
+
+    def weigh(slots: pruning.SlotArray, values: pruning.ValueArray) -> pruning.FloatArray:
+        weighed.append(len(slots))
+        return values.astype(np.float64)
+
+    def term(parts: list[tuple[list[int], list[float]]], bound: float) -> pruning.QueryTerm:
+        arrays = [(np.array(s, np.int32), np.array(v, np.float32)) for s, v in parts]
+        return pruning.QueryTerm(arrays, weigh, bound)
+
+    count = 60_000
+    rare = term([([5, 9, 70], [50.0, 40.0, 30.0])], 50.0)
+    common = term([(list(range(count)), [1.0] * count), ([count, count + 1], [1.0, 1.0])], 1.0)
+    common.on_weighed = kept.append  # a term worth keeping once weighed whole
+    slots, scores, _ = pruning.top_and_pool([rare, common], count + 2, np.zeros(0, np.int32), 2)
+    assert sorted(zip(slots.tolist(), scores.tolist(), strict=True)) == [(5, 51.0), (9, 41.0)]
+    assert max(weighed) < 100  # the long part was looked up at the candidates only
+    assert not kept
+    # A search reading the long part whole weighs every part once and keeps them.
+    weighed.clear()
+    assert common.contributions(0).sum() == count and weighed == [count, 2]
+    assert common.contributions(1).tolist() == [1.0, 1.0] and weighed == [count, 2]
+    assert len(kept) == 1 and kept[0] is common
