@@ -56,7 +56,7 @@ from ragls.core.identifiers import path_terms as split_path
 from ragls.core.index_state import StreamState
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
 from ragls.core.pruning import PruningStats, QueryTerm, best_first, ranked_slots, top_among
-from ragls.core.ranking.columns import Interner
+from ragls.core.ranking.columns import NONE, Interner, says_generated
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.core.verbatim import string_terms, verbatim_slots
 from ragls.errors import InvalidArgumentError
@@ -79,6 +79,7 @@ CACHE_BYTES = 32 << 20
 # The index's tags per slot: the Interner numbers of the chunk's file and symbol.
 FILE_TAG, SYMBOL_TAG = 0, 1
 TAG_COUNT = 2
+START_LINE_KEY = "start_line"  # a file's first chunk starts at line "1": it holds the header
 _NO_SLOTS: SlotArray = np.zeros(0, np.int32)
 
 
@@ -561,14 +562,19 @@ class _CodeIndex:
         self._norms: dict[tuple[float, float], tuple[int, FloatArray]] = {}
 
     def tag(self, documents: Iterable[Document]) -> None:
-        """Set the file and symbol tags of ``documents``' slots (after they were indexed)."""
+        """Set the file and symbol tags of ``documents``' slots (after they were indexed), and
+        whether each file whose first chunk is among them says it is generated."""
         index, interner = self.index, self.interner
         slots, rows = [], []
         for document in documents:
             slot = index.slot_of(document.id)
             if slot is not None:
                 slots.append(slot)
-                rows.append(interner.file_and_symbol(document.metadata))
+                metadata = document.metadata
+                row = interner.file_and_symbol(metadata)
+                rows.append(row)
+                if row[0] != NONE and metadata.get(START_LINE_KEY) == "1":
+                    interner.mark_generated(row[0], says_generated(document.content))
         if slots:
             index.tags[slots] = rows
 

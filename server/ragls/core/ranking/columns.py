@@ -18,13 +18,20 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from ragls.core.ranking.rules import ROLES, Role
+from ragls.core.ranking.rules import (
+    COMMENT_LEADERS,
+    GENERATED_LINES,
+    GENERATED_MARKER,
+    ROLES,
+    Role,
+)
 from ragls.core.ranking.shape import NAME_SEPARATORS
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 NONE = -1  # the value number of a missing file or symbol
 SOURCE_CODE = len(ROLES)  # the role number of source (no role)
+GENERATED = next(number for number, role in enumerate(ROLES) if role.name == "generated")
 UNKNOWN = -2  # a role not derived yet
 FILE_KEY = "file"
 
@@ -36,6 +43,20 @@ def role_of(path: str) -> Role | None:
         if role.path.search(path):
             return role
     return None
+
+
+def says_generated(text: str) -> bool:
+    """Whether the first lines of ``text`` (a file's first chunk) say, in a comment, that the
+    file is generated (:data:`~ragls.core.ranking.rules.GENERATED_MARKER`)."""
+    head = text[: 200 * GENERATED_LINES]
+    lowered = head.lower()
+    if "generat" not in lowered and "bison" not in lowered:  # most files: one quick look
+        return False
+    for line in head.splitlines()[:GENERATED_LINES]:
+        stripped = line.lstrip()
+        if stripped.startswith(COMMENT_LEADERS) and GENERATED_MARKER.search(stripped):
+            return True
+    return False
 
 
 @lru_cache(maxsize=1 << 14)
@@ -57,6 +78,7 @@ class Interner:
         # numbered after a change costs nothing until a query reads it.
         self._roles = np.full(16, UNKNOWN, np.int64)
         self._roles[0] = SOURCE_CODE
+        self._generated: set[int] = set()  # files whose first lines say they are generated
 
     def number(self, value: str | None) -> int:
         if value is None:
@@ -74,6 +96,18 @@ class Interner:
         has_definition = bool(symbol) and bool(metadata.get("kind"))
         return self.number(metadata.get(FILE_KEY)), self.number(symbol if has_definition else None)
 
+    def mark_generated(self, number: int, generated: bool) -> None:
+        """Record whether file ``number``'s first chunk says the file is generated (its role,
+        when its path gives none, is then ``generated``; derived again on the next query)."""
+        if generated == (number in self._generated):
+            return
+        if generated:
+            self._generated.add(number)
+        else:
+            self._generated.discard(number)
+        if number + 1 < len(self._roles):
+            self._roles[number + 1] = UNKNOWN
+
     def roles_of(self, numbers: IntArray) -> IntArray:
         """The role number of each value in ``numbers`` read as a path (:data:`SOURCE_CODE` for
         source, the empty path and NONE). Derived on first request, so the cost of a query is
@@ -88,14 +122,16 @@ class Interner:
         unknown = codes == UNKNOWN
         if unknown.any():
             for number in set(numbers[unknown].tolist()):
-                self._roles[number + 1] = _role_code(self.values[number])
+                self._roles[number + 1] = _role_code(self.values[number], number in self._generated)
             codes = self._roles[shifted]
         return codes
 
 
-def _role_code(path: str) -> int:
+def _role_code(path: str, generated: bool = False) -> int:
     role = role_of(path) if path else None
-    return SOURCE_CODE if role is None else ROLES.index(role)
+    if role is None:
+        return GENERATED if generated else SOURCE_CODE
+    return ROLES.index(role)
 
 
 @dataclass(frozen=True, slots=True)
