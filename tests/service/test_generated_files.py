@@ -9,7 +9,9 @@ import pytest
 
 from ragls import RagService
 from ragls.core.ranking.columns import says_generated
+from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import WORKSPACE
+from ragls.store.embedded import EmbeddedStore
 from tests.ingest.trees import make_tree
 
 HANDWRITTEN = """package store
@@ -59,6 +61,25 @@ def test_a_file_that_says_it_is_generated_ranks_below_the_code_a_person_wrote(
     (root / "store/mock_store.go").write_text(MOCK_HEADER + MOCK_BODY, encoding="utf-8")
     rag.index_directory(root, changed_paths=[root / "store/mock_store.go"])
     assert first_file(rag, QUERY) == "store/store.go"
+
+
+def test_a_restart_from_the_stored_generation_still_knows_the_generated_file(
+    tmp_path: Path,
+) -> None:
+    root = make_tree(
+        tmp_path / "repo",
+        {"store/store.go": HANDWRITTEN, "store/mock_store.go": MOCK_HEADER + MOCK_BODY},
+    )
+    cache = tmp_path / "cache"
+    first = RagService(pipeline=WORKSPACE, persistence=Persistence(EmbeddedStore(root, cache)))
+    first.index_directory(root)
+    assert first.persistence is not None
+    first.persistence.close()
+    second = RagService(pipeline=WORKSPACE, persistence=Persistence(EmbeddedStore(root, cache)))
+    second.index_directory(root)
+    report = second.last_report
+    assert report is not None and report.files_read == 0  # answered from what was stored
+    assert first_file(second, QUERY) == "store/store.go"
 
 
 @pytest.mark.parametrize(
