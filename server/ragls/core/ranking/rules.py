@@ -90,15 +90,19 @@ ROLES: tuple[Role, ...] = (
                 "[a-z0-9_.-]*[-_]tests?",
                 "runtime-tests",
                 "unittests?",
+                # test support code: Go's internal/testutil, test_helpers/, test-support/
+                "test[-_]?(?:utils?|util|helpers?|support|kit|env)",
             )
             # Gradle and Kotlin Multiplatform source sets: commonTest, jvmTest, androidUnitTest.
             + r"|(?:^|/)[a-z][A-Za-z0-9]*Tests?/"
+            # Xcode's test targets: AppTests/, AppUITests/
+            + r"|(?:^|/)[A-Z][A-Za-z0-9]*Tests/"
             + r"|(?:^|/)(?:test_[^/]*|conftest\.py)$"
             # foo_test.go, foo.spec.ts, and C++'s foo_unittest.cc / foo_browsertest.cc
             + r"|(?i:(?:^|/|[_.-])(?:unit|browser|integration)?(?:tests?|spec|specs)\.[a-z0-9]+)$"
             # Perl's t/*.t, Bats scripts, Erlang's Common Test suites
             + r"|\.(?:t|bats)$|_SUITE\.erl$"
-            + r"|[a-z0-9](?:Tests?|Spec|Specs|IT)"
+            + r"|(?:[a-z0-9]|UI)(?:Tests?|Spec|Specs|IT)"
             r"\.(?:java|kt|kts|swift|php|cs|scala|groovy|hs|m|mm|dart|cpp|cc)$"
         ),
         _TEST_WORDS,
@@ -115,8 +119,10 @@ ROLES: tuple[Role, ...] = (
                 "sandbox",
                 "cookbook",
             )
+            # Storybook's stories: a component shown with example props
+            + r"|\.stories\.[a-z]+$"
         ),
-        frozenset("example examples sample samples demo demos playground".split()),
+        frozenset("example examples sample samples demo demos playground stories".split()),
     ),
     Role(
         "benchmark",
