@@ -91,7 +91,7 @@ ROLES: tuple[Role, ...] = (
                 "runtime-tests",
                 "unittests?",
                 # test support code: Go's internal/testutil, test_helpers/, test-support/
-                "test[-_]?(?:utils?|util|helpers?|support|kit|env)",
+                "test[-_]?(?:utils?|helpers?|support|kit|env)",
             )
             # Gradle and Kotlin Multiplatform source sets: commonTest, jvmTest, androidUnitTest.
             + r"|(?:^|/)[a-z][A-Za-z0-9]*Tests?/"
