@@ -40,13 +40,22 @@ def first_file(rag: RagService, query: str) -> str:
     return rag.search(query, 5)[0].metadata["file"]
 
 
-def test_a_file_that_says_it_is_generated_ranks_below_the_code_a_person_wrote(
-    tmp_path: Path,
-) -> None:
-    root = make_tree(
+def repository(tmp_path: Path) -> Path:
+    """A store package with a hand-written file and a generated mock of it."""
+    return make_tree(
         tmp_path / "repo",
         {"store/store.go": HANDWRITTEN, "store/mock_store.go": MOCK_HEADER + MOCK_BODY},
     )
+
+
+def stored_service(root: Path, cache: Path) -> RagService:
+    return RagService(pipeline=WORKSPACE, persistence=Persistence(EmbeddedStore(root, cache)))
+
+
+def test_a_file_that_says_it_is_generated_ranks_below_the_code_a_person_wrote(
+    tmp_path: Path,
+) -> None:
+    root = repository(tmp_path)
     rag = RagService(pipeline=WORKSPACE)
     rag.index_directory(root)
     assert first_file(rag, QUERY) == "store/store.go"
@@ -66,16 +75,12 @@ def test_a_file_that_says_it_is_generated_ranks_below_the_code_a_person_wrote(
 def test_a_restart_from_the_stored_generation_still_knows_the_generated_file(
     tmp_path: Path,
 ) -> None:
-    root = make_tree(
-        tmp_path / "repo",
-        {"store/store.go": HANDWRITTEN, "store/mock_store.go": MOCK_HEADER + MOCK_BODY},
-    )
-    cache = tmp_path / "cache"
-    first = RagService(pipeline=WORKSPACE, persistence=Persistence(EmbeddedStore(root, cache)))
+    root, cache = repository(tmp_path), tmp_path / "cache"
+    first = stored_service(root, cache)
     first.index_directory(root)
     assert first.persistence is not None
     first.persistence.close()
-    second = RagService(pipeline=WORKSPACE, persistence=Persistence(EmbeddedStore(root, cache)))
+    second = stored_service(root, cache)
     second.index_directory(root)
     report = second.last_report
     assert report is not None and report.files_read == 0  # answered from what was stored
