@@ -222,6 +222,29 @@ def test_a_consumer_loads_the_nearest_published_ancestor_and_never_writes(dsn: s
     assert nothing.snapshot is None and "no generation" in nothing.reason
 
 
+def test_status_asked_while_a_load_finishes_names_the_ref_loaded(dsn: str) -> None:
+    """Status is read on its own thread: a load that finishes while status reads the database
+    must not leave status naming the commit looked for (nothing is published for it)."""
+    repository = key()
+    publisher = PostgresStore(dsn, repository, "c1")
+    assert publisher.acquire()
+    publisher.save(snapshot(7))
+    publisher.release()
+    consumer = PostgresStore(dsn, repository, "c3", refs=["c3", "c2", "c1"])
+    connect = consumer._connect
+
+    def load_meanwhile(purpose: str) -> object:
+        if purpose == "status":  # the load ends between status's first look and its query
+            consumer._connect = connect  # type: ignore[method-assign]
+            assert consumer.load("k1").snapshot is not None
+        return connect(purpose)
+
+    consumer._connect = load_meanwhile  # type: ignore[method-assign]
+    info = consumer.info()
+    assert "published for c1" in info.note and info.generation == 7
+    assert consumer.info() == info  # and what status keeps for the next second is that
+
+
 def test_a_newer_schema_is_refused(dsn: str) -> None:
     with psycopg.connect(dsn, autocommit=True) as connection:
         connection.execute("DROP DATABASE IF EXISTS ragls_newer")

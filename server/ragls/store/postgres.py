@@ -440,7 +440,10 @@ class PostgresStore:
         now = time.monotonic()
         if cached is not None and now - cached[0] < INFO_SECONDS:
             return dataclasses.replace(cached[1], note=self._note())  # the ref loaded now
+        loaded = self._loaded_ref
         info = self._read_info()
+        if self._loaded_ref != loaded:  # a load ended meanwhile (status has its own thread):
+            info = self._read_info()  # what was read named the commit looked for
         self._info = (now, info)
         return info
 
