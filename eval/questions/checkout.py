@@ -1,6 +1,6 @@
 """Make the question set's checkouts from local clones (no network: clone or fetch them first).
 
-    python eval/questions/checkout.py CLONES CHECKOUTS
+    python eval/questions/checkout.py CLONES CHECKOUTS [QUESTIONS]
 
 For each ``OWNER__NAME.meta.json``, finds a clone of OWNER/NAME in CLONES (a folder named
 ``OWNER__NAME``, ``OWNER+NAME`` or ``NAME``, bare or not; a bare one may sit in a ``repo``
@@ -34,12 +34,13 @@ def git_dir(clones: Path, owner: str, name: str) -> Path | None:
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
     clones, checkouts = Path(sys.argv[1]), Path(sys.argv[2])
+    questions = Path(sys.argv[3]) if len(sys.argv) == 4 else HERE  # e.g. eval/questions/fresh
     missing = 0
-    for meta_file in sorted(HERE.glob("*.meta.json")):
+    for meta_file in sorted(questions.glob("*.meta.json")):
         meta = json.loads(meta_file.read_text())
         owner, name = meta["repo"].split("/")
         source = git_dir(clones, owner, name)

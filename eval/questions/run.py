@@ -1,13 +1,15 @@
 """Run the question set over a folder of checkouts (nothing is fetched here).
 
     python eval/questions/run.py CHECKOUTS [--pipeline NAME ...] [--bm25s] [--split tuning|held-out|all]
-                                 [--json OUT] [--only OWNER__NAME ...]
+                                 [--json OUT] [--only OWNER__NAME ...] [--questions DIR]
 
 CHECKOUTS holds one folder per repository, named OWNER__NAME, holding the tree of the commit
 pinned in ``OWNER__NAME.meta.json`` (``eval/questions/checkout.py`` makes them from local
 clones). Each repository is indexed once (every pipeline over the same chunks); ``--bm25s``
 adds bm25s 0.3 (its tokenizer, English stop words; ``make bench``'s peer) over those same
-chunks as the first column, the baseline of the paired differences. Prints nDCG@10 per
+chunks as the first column, the baseline of the paired differences. ``--questions`` reads
+another folder of ``OWNER__NAME.jsonl`` / ``.meta.json`` pairs (a ``split.json`` there is
+optional: without one every repository counts as tuning). Prints nDCG@10 per
 category and per language with the paired difference against the first pipeline, for the
 tuning repositories and the held-out ones apart (``split.json``), then for all.
 """
@@ -90,11 +92,14 @@ def main() -> int:
     parser.add_argument("--split", choices=("tuning", "held-out", "all"), default="all")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--questions", type=Path, default=HERE)
     args = parser.parse_args()
     names = list(dict.fromkeys(args.pipeline or ["seed", "workspace"]))
-    held_out = set(json.loads((HERE / "split.json").read_text())["heldOut"])
+    questions: Path = args.questions
+    split = questions / "split.json"
+    held_out = set(json.loads(split.read_text())["heldOut"]) if split.is_file() else set()
     reports: dict[str, QuestionReport] = {}
-    for meta_file in sorted(HERE.glob("*.meta.json")):
+    for meta_file in sorted(questions.glob("*.meta.json")):
         slug = meta_file.name.removesuffix(".meta.json")
         if args.only and slug not in args.only:
             continue
@@ -109,7 +114,7 @@ def main() -> int:
         if not folder.is_dir():
             print(f"{slug}: no checkout at {folder}; skipped", file=sys.stderr)
             continue
-        reports[slug] = evaluate_repository(folder, HERE / f"{slug}.jsonl", names, args.bm25s)
+        reports[slug] = evaluate_repository(folder, questions / f"{slug}.jsonl", names, args.bm25s)
     if not reports:
         print("no repository evaluated", file=sys.stderr)
         return 1
