@@ -92,6 +92,9 @@ ROLES: tuple[Role, ...] = (
                 "unittests?",
                 # test support code: Go's internal/testutil, test_helpers/, test-support/
                 "test[-_]?(?:utils?|helpers?|support|kit|env)",
+                # Go's test packages named for what they test (httptest, fstest, caddytest,
+                # smoketest); not latest/, contest/, attest/, protest/, detest/
+                "(?!(?:la|con|at|pro|de)tests?/)[a-z0-9]+tests?",
             )
             # Gradle and Kotlin Multiplatform source sets: commonTest, jvmTest, androidUnitTest.
             + r"|(?:^|/)[a-z][A-Za-z0-9]*Tests?/"
@@ -118,11 +121,14 @@ ROLES: tuple[Role, ...] = (
                 "playground",
                 "sandbox",
                 "cookbook",
+                "snippets?",  # documentation's code snippets (.NET's src/Snippets, docs/snippets)
             )
             # Storybook's stories: a component shown with example props
             + r"|\.stories\.[a-z]+$"
         ),
-        frozenset("example examples sample samples demo demos playground stories".split()),
+        frozenset(
+            "example examples sample samples demo demos playground stories snippet snippets".split()
+        ),
     ),
     Role(
         "benchmark",
@@ -151,7 +157,8 @@ ROLES: tuple[Role, ...] = (
         re.compile(
             # Prose anywhere; in a docs folder also its data and templates, but not its code (a
             # docs site's components and scripts are code that a change touches like any other).
-            r"(?i:\.(?:md|mdx|markdown|rst|txt|adoc|html?|org|texi|pod|[1-9](?:\.in)?)$)"
+            r"(?i:\.(?:md|mdx|markdown|rst|txt|adoc|html?|org|texi|pod|[1-9](?:\.in)?"
+            r"|pdf|docx|odt|epub|rtf)$)"
             r"|(?i:(?:^|/)(?:docs?|documentation|man|manual|completions?)/(?:[^/]+/)*[^/]*"
             r"\.(?:json|ya?ml|xml|svg|css|fish|zsh|bash|ps1|in)$)"
             r"|(?i:(?:^|/)(?:changelog|changes|history|news|authors|contributing|license|notice)"
