@@ -512,6 +512,43 @@ def test_a_pasted_issue_with_a_traceback_finds_the_frames_code(tmp_path: Path) -
     assert {"shop/app/models.py:1-4", "shop/app/views.py:1-3"} <= set(found[:2]), found
 
 
+def test_a_panic_brings_the_chunk_at_its_line_first(tmp_path: Path) -> None:
+    """A frame names a file and a line, and no function (Rust, Go, C): the chunk holding the
+    line comes first, above the chunk whose words the message repeats."""
+
+    def method(name: str) -> str:
+        steps = "".join(f"        let step_{k} = self.start + {k};\n" for k in range(8))
+        return f"    pub fn {name}(&mut self) -> usize {{\n{steps}        self.start\n    }}\n\n"
+
+    get = (
+        "    /// The byte at `index`; checks the index against len, so an index out of\n"
+        "    /// bounds gives None instead of a panic.\n"
+        "    pub fn get(&self, index: usize) -> Option<u8> {\n"
+        "        if index >= self.len {\n            return None;\n        }\n"
+        "        Some(self.data[index])\n    }\n\n"
+    )
+    source = (
+        "pub struct Buffer {\n    data: Vec<u8>,\n    len: usize,\n    start: usize,\n}\n\n"
+        "impl Buffer {\n"
+        + method("new")
+        + method("push")
+        + get
+        + method("compact")
+        + method("drain")
+        + method("clear")
+        + "}\n"
+    )
+    root = make_tree(tmp_path / "repo", {"src/buffer.rs": source})
+    start = source.splitlines().index("    pub fn compact(&mut self) -> usize {") + 1
+    panic = (
+        f"thread 'main' panicked at src/buffer.rs:{start + 3}:9:\n"
+        "index out of bounds: the len is 3 but the index is 5\n"
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+    )
+    found = ranked_ids(root, panic, tmp_path / "cache")
+    assert found[0] == f"src/buffer.rs:{start}-{start + 10}", found
+
+
 def test_queries_up_to_64_kib_are_answered_and_longer_ones_refused(tmp_path: Path) -> None:
     root = sample(tmp_path / "repo")
     accepted = ragls("search", str(root), "charge " * 9_000, "--json", cache=tmp_path / "cache")

@@ -302,6 +302,32 @@ def test_a_trace_frame_names_its_file_and_function(
         assert shape.names.get(function) == 1.0
 
 
+@pytest.mark.parametrize(
+    ("trace", "lines"),
+    [
+        (
+            'File "/srv/app/views.py", line 3, in checkout\n  File "shop/models.py", line 40, in x',
+            (("/srv/app/views.py", 3), ("shop/models.py", 40)),
+        ),
+        (
+            "    at handle (src/router.ts:10:5)\n    at src/app.ts:7:1\n"
+            "    at handle (src/router.ts:10:5)",
+            (("src/router.ts", 10), ("src/app.ts", 7)),  # each frame once, in the order pasted
+        ),
+        ("\tat org.shop.Order.save(Order.java:42)", (("order.java", 42),)),
+        ("   at Shop.Order.Save(String id) in C:\\src\\Order.cs:line 9", (("c:/src/order.cs", 9),)),
+        ("app/models/user.rb:12:in `validate'", (("app/models/user.rb", 12),)),
+        ("#0 src/Pool.php(42): App\\Pool->run()", (("src/pool.php", 42),)),
+        ("    (shop 0.1.0) lib/shop/order.ex:18: Shop.Order.save/1", (("lib/shop/order.ex", 18),)),
+        ("thread 'main' panicked at src/buffer.rs:41:9:", (("src/buffer.rs", 41),)),
+    ],
+)
+def test_a_trace_frame_keeps_its_file_and_line(
+    trace: str, lines: tuple[tuple[str, int], ...]
+) -> None:
+    assert QueryShape.of("it crashed:\n" + trace).frame_lines == lines
+
+
 def test_every_frame_pattern_needs_a_line_number() -> None:
     # QueryShape skips the frame patterns for a query without a digit: each needs one.
     assert all("\\d" in pattern.pattern for pattern in FRAME_PATTERNS)

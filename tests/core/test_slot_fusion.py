@@ -34,6 +34,9 @@ class Opaque:
     def verbatim(self, quoted: tuple[str, ...]) -> list[SearchResult]:
         return self._stream.verbatim(quoted)
 
+    def at_frames(self, frame_lines: tuple[tuple[str, int], ...]) -> list[SearchResult]:
+        return self._stream.at_frames(frame_lines)
+
 
 def corpus(count: int = 600, seed: int = 5) -> list[Document]:
     rng = random.Random(seed)
@@ -45,6 +48,8 @@ def corpus(count: int = 600, seed: int = 5) -> list[Document]:
         if number % 7 == 0:  # repeated texts: equal scores, ordered by id
             text = "parse header token"
         metadata = {"file": f"{rng.choice(FOLDERS)}/{rng.choice(WORDS)}.py", "format": "code"}
+        start = 1 + 10 * (number % 5)
+        metadata |= {"start_line": str(start), "end_line": str(start + 9)}
         if number % 3:
             metadata |= {"symbol": f"Client.{name}", "kind": "method"}
         if number % 50 == 0:
@@ -72,6 +77,8 @@ QUERIES = [
     "Client.route_cookie",
     "tests for the parse token",
     "net/cookie.py redirect",
+    'Traceback:\n  File "/home/dev/src/net/cookie.py", line 12, in parse\n'
+    '  File "src/core/route.py", line 45, in merge_path\nKeyError: token',
 ]
 
 

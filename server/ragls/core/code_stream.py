@@ -44,6 +44,7 @@ from ragls.core.analyzer import SynonymTable
 from ragls.core.batches import EncodedBatch, concatenate, encode, expand_batch, latest_by_id
 from ragls.core.bm25 import bm25_idf
 from ragls.core.documents import Document, SearchResult
+from ragls.core.frames import frame_slots
 from ragls.core.identifiers import (
     IDENTIFIER,
     code_term_counts,
@@ -358,6 +359,16 @@ class CodeStream:
         with state.lock:
             index, documents = state.index, state.documents
             slots = verbatim_slots(index, documents, quoted)
+            return [SearchResult(documents[index.id_at(slot)], 1.0) for slot in slots.tolist()]
+
+    def at_frames(self, frame_lines: Sequence[tuple[str, int]]) -> list[SearchResult]:
+        """The documents holding a pasted trace's frame lines, in frame order
+        (:mod:`ragls.core.frames`); scores are 1."""
+        state = self._state
+        with state.lock:
+            index, documents = state.index, state.documents
+            files = index.tags[:, FILE_TAG]
+            slots = frame_slots(index, documents, state.interner, files, frame_lines)
             return [SearchResult(documents[index.id_at(slot)], 1.0) for slot in slots.tolist()]
 
     @property

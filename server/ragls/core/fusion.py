@@ -27,6 +27,7 @@ import logging
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ragls.core.code_stream import CodeStream
 from ragls.core.documents import Document, RetrievalStream, SearchResult
@@ -137,7 +138,13 @@ class HybridRetriever:
             except Exception:
                 log.exception("retrieval stream %r failed; skipping it", _stream_name(weighted))
         if shape is not None and self._quotes_asked(shape):
-            rankings.append((VERBATIM_WEIGHT, _verbatim_results(asked, shape.quoted)))
+            found = _from_code_stream(asked, "verbatim", shape.quoted, "verbatim")
+            rankings.append((VERBATIM_WEIGHT, found))
+        if shape is not None and shape.frame_lines and self._ranking is not None:
+            weight = self._ranking.profile.for_kind(shape.kind).frames
+            if weight:
+                found = _from_code_stream(asked, "at_frames", shape.frame_lines, "frame")
+                rankings.append((weight, found))
         for weight, results in rankings:
             seen: set[str] = set()
             for rank, result in enumerate(results):  # the hot loop: a few hundred per stream
@@ -189,16 +196,19 @@ class HybridRetriever:
         )
 
 
-def _verbatim_results(asked: list[WeightedStream], quoted: tuple[str, ...]) -> list[SearchResult]:
-    """The chunks that hold a quoted string verbatim, from the first asked stream that can say
-    (a code stream: :meth:`~ragls.core.code_stream.CodeStream.verbatim`)."""
+def _from_code_stream(
+    asked: list[WeightedStream], method: str, argument: tuple[Any, ...], what: str
+) -> list[SearchResult]:
+    """What the first asked stream that can say answers: a code stream's
+    :meth:`~ragls.core.code_stream.CodeStream.verbatim` (the chunks holding the quoted strings)
+    or :meth:`~ragls.core.code_stream.CodeStream.at_frames` (those at a trace's frame lines)."""
     for weighted in asked:
-        verbatim = getattr(weighted.stream, "verbatim", None)
-        if callable(verbatim):
+        look_up = getattr(weighted.stream, method, None)
+        if callable(look_up):
             try:
-                found: list[SearchResult] = verbatim(quoted)
+                found: list[SearchResult] = look_up(argument)
             except Exception:
-                log.exception("verbatim look-up of %r failed; skipping it", _stream_name(weighted))
+                log.exception("%s look-up of %r failed; skipping it", what, _stream_name(weighted))
                 return []
             return found
     return []

@@ -34,6 +34,7 @@ import numpy as np
 
 from ragls.core.code_stream import FILE_TAG, SYMBOL_TAG, CodeStream
 from ragls.core.documents import SearchResult
+from ragls.core.frames import frame_slots
 from ragls.core.postings import FloatArray, SlotArray
 from ragls.core.pruning import order_by_score
 from ragls.core.ranking.columns import NONE, Columns
@@ -60,7 +61,8 @@ def fuse_views(
 ) -> list[SearchResult]:
     """The fused, reranked and capped ``top_k`` of ``views`` (all views of one index); the
     chunks holding the quoted strings the plan weighs are one more ranking
-    (:mod:`ragls.core.verbatim`)."""
+    (:mod:`ragls.core.verbatim`), and those holding a pasted trace's frame lines another
+    (:mod:`ragls.core.frames`)."""
     asked = []
     for view, weight in views:
         try:
@@ -92,6 +94,15 @@ def fuse_views(
             ranks = np.arange(len(found), dtype=np.int64)
             slot_parts.append(found)
             contribution_parts.append(VERBATIM_WEIGHT / (RRF_K + ranks + 1.0))
+            rank_parts.append(ranks)
+        if ranking is not None and ranking[1].frame_lines:
+            files = index.tags[:, FILE_TAG]
+            found = frame_slots(
+                index, shared.documents, shared.interner, files, ranking[1].frame_lines
+            )
+            ranks = np.arange(len(found), dtype=np.int64)
+            slot_parts.append(found)
+            contribution_parts.append(ranking[1].weights.frames / (RRF_K + ranks + 1.0))
             rank_parts.append(ranks)
         if not slot_parts or not sum(len(part) for part in slot_parts):
             return []

@@ -80,7 +80,9 @@ WORKSPACE_RANKING = RankingProfile(
     message=replace(_QUESTION_WEIGHTS, phrase=1.0, path_word=0.0),
     change=RankingWeights(roles=0.25, named_file=1.0),
     # A pasted stack trace: its frames' files and functions are what it is about.
-    trace=RankingWeights(roles=1.0, definition=1.0, quoted=2.0, rare=0.5, named_file=2.0),
+    trace=RankingWeights(
+        roles=1.0, definition=1.0, quoted=2.0, rare=0.5, named_file=2.0, frames=2.0
+    ),
 )
 NOT_CHANGES = frozenset((QUESTION, MESSAGE, TRACE))
 CODE = Pipeline(

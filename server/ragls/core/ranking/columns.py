@@ -59,6 +59,13 @@ def says_generated(text: str) -> bool:
     return False
 
 
+def names_file(path: str, named: str) -> bool:
+    """Whether ``path`` (lower case, relative to the root) is the file ``named`` (lower case)
+    names: the same path, a path that ends with it, or an absolute path of a trace that ends
+    with ``path``."""
+    return path == named or path.endswith("/" + named) or named.endswith("/" + path)
+
+
 @lru_cache(maxsize=1 << 14)
 def symbol_keys(symbol: str) -> tuple[str, str]:
     """A symbol lower-cased, whole and its last component (``Flask.route`` -> ``route``)."""
@@ -79,6 +86,10 @@ class Interner:
         self._roles = np.full(16, UNKNOWN, np.int64)
         self._roles[0] = SOURCE_CODE
         self._generated: set[int] = set()  # files whose first lines say they are generated
+        self._files: list[int] = []  # the numbers of values met as a chunk's file
+        # Files by lower-cased base name, for a trace's frames (built on the first one asked)
+        self._by_base_name: dict[str, list[int]] = {}
+        self._named_files = 0  # how many of ``_files`` are in ``_by_base_name``
 
     def number(self, value: str | None) -> int:
         if value is None:
@@ -94,7 +105,24 @@ class Interner:
         symbol and a kind (the definition rule's condition; NONE otherwise)."""
         symbol = metadata.get("symbol")
         has_definition = bool(symbol) and bool(metadata.get("kind"))
-        return self.number(metadata.get(FILE_KEY)), self.number(symbol if has_definition else None)
+        known = len(self.values)
+        file = self.number(metadata.get(FILE_KEY))
+        if file >= known:
+            self._files.append(file)
+        return file, self.number(symbol if has_definition else None)
+
+    def files_named(self, named: str) -> list[int]:
+        """The numbers of the files that ``named`` (a path, lower case) names
+        (:func:`names_file`). The files are indexed by base name as they are met, the first
+        time one is asked for after they were."""
+        values, files = self.values, self._files
+        for number in files[self._named_files :]:
+            key = values[number].rsplit("/", 1)[-1].lower()
+            self._by_base_name.setdefault(key, []).append(number)
+        self._named_files = len(files)
+        base = named.rsplit("/", 1)[-1]
+        found = self._by_base_name.get(base, ())
+        return [number for number in found if names_file(values[number].lower(), named)]
 
     def mark_generated(self, number: int, generated: bool) -> None:
         """Record whether file ``number``'s first chunk says the file is generated (its role,

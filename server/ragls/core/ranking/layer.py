@@ -25,7 +25,10 @@ which is how docs/retrieval.md's ablation table was measured):
 * ``coherence``: each chunk gains ``coherence`` times the scores of its file's two best other
   candidates (a file that answers in several places);
 * ``diminishing``: the n-th chunk of one file (best first) is scaled by ``diminishing ** n``,
-  so one large file does not fill the list.
+  so one large file does not fill the list;
+* ``frames``: not a factor but the fused weight of one more ranking, the chunks holding the
+  lines of a pasted trace's frames (:mod:`ragls.core.frames`), which the retriever adds before
+  this layer.
 
 Each query kind (:mod:`ragls.core.ranking.shape`) has its own weights: a :class:`RankingProfile`.
 The layer is pure: it sees the query, the candidates and one corpus statistic (how many chunks
@@ -51,6 +54,7 @@ from ragls.core.ranking.columns import (
     FloatArray,
     IntArray,
     Interner,
+    names_file,
     role_of,
     symbol_keys,
 )
@@ -85,6 +89,7 @@ class RankingWeights:
     diminishing: float = 1.0
     named_file: float = 0.0
     path_word: float = 0.0
+    frames: float = 0.0  # the fused weight of the chunks at a trace's frame lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +135,7 @@ class RankingPlan:
     names: dict[str, float]
     role_factors: FloatArray  # by role number: the factor of a chunk of that role
     path_words: frozenset[str] = frozenset()  # the query's words, conflated (path_word)
+    frame_lines: tuple[tuple[str, int], ...] = ()  # a trace's (file, line), when weighed
 
     @property
     def reads_text(self) -> bool:
@@ -194,6 +200,7 @@ class RankingLayer:
             names=names,
             role_factors=np.array([*factors, 1.0], np.float64),
             path_words=_query_path_words(shape) if weights.path_word else frozenset(),
+            frame_lines=shape.frame_lines if weights.frames else (),
         )
 
     def rerank_columns(self, plan: RankingPlan, columns: Columns) -> tuple[IntArray, FloatArray]:
@@ -422,9 +429,7 @@ def _names_file(path: str, files: tuple[str, ...]) -> bool:
     """Whether ``path`` (relative to the root) is a file the query names: the same path, a name
     it ends with, or an absolute path of a trace that ends with it."""
     lowered = path.lower()
-    return any(
-        lowered == f or lowered.endswith("/" + f) or f.endswith("/" + lowered) for f in files
-    )
+    return any(names_file(lowered, f) for f in files)
 
 
 __all__ = [

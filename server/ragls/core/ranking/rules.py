@@ -233,32 +233,41 @@ FILE_EXTENSIONS = frozenset(
     php py rb rs rst scala sh sql swift toml ts tsx txt vue xml yaml yml zig""".split()
 )
 
-# Stack-trace frames, per language: each pattern's named groups ``file`` and ``function`` (either
-# may be absent). A pasted traceback's frames are strong evidence: their files are named files,
-# their functions names the query says (the ``trace`` kind's weights).
+# Stack-trace frames, per language: each pattern's named groups ``file``, ``line`` and
+# ``function`` (the function may be absent). A pasted traceback's frames are strong evidence:
+# their files are named files, their functions names the query says, and the chunk holding a
+# frame's line is where the trace passed (the ``trace`` kind's weights; ragls.core.frames).
 FRAME_PATTERNS: tuple[re.Pattern[str], ...] = (
     # Python: File "app/models.py", line 12, in save
-    re.compile(r'File "(?P<file>[^"]+)", line \d+, in (?P<function>[\w<>]+)'),
+    re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>[\w<>]+)'),
     # JavaScript / TypeScript: at handler (src/app.ts:10:5), at src/app.ts:10:5
     re.compile(
-        r"\bat (?:async )?(?P<function>[\w$.<>]+) \((?:file://)?(?P<file>[^()\s]+?):\d+:\d+\)"
+        r"\bat (?:async )?(?P<function>[\w$.<>]+) \((?:file://)?(?P<file>[^()\s]+?):(?P<line>\d+):\d+\)"
     ),
-    re.compile(r"\bat (?:file://)?(?P<file>[^()\s]+?\.[cm]?[jt]sx?):\d+:\d+"),
+    re.compile(r"\bat (?:file://)?(?P<file>[^()\s]+?\.[cm]?[jt]sx?):(?P<line>\d+):\d+"),
     # Java, Kotlin, Scala: at org.app.Service.save(Service.java:42)
     re.compile(
-        r"\bat [\w$.]+\.(?P<function>[\w$<>]+)\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):\d+\)"
+        r"\bat [\w$.]+\.(?P<function>[\w$<>]+)\((?P<file>[\w$]+\.(?:java|kt|scala|groovy))"
+        r":(?P<line>\d+)\)"
     ),
     # C#: at App.Service.Save(String id) in /src/Service.cs:line 42
-    re.compile(r"\bat [\w.`]+\.(?P<function>\w+)\([^)]*\) in (?P<file>[^\n]+?\.cs):line \d+"),
+    re.compile(
+        r"\bat [\w.`]+\.(?P<function>\w+)\([^)]*\) in (?P<file>[^\n]+?\.cs):line (?P<line>\d+)"
+    ),
     # Ruby: app/models/user.rb:12:in `save'
-    re.compile(r"(?P<file>[\w./-]+\.rb):\d+:in [`'](?:[\w:]+[#.])?(?P<function>[\w?!]+)'"),
+    re.compile(
+        r"(?P<file>[\w./-]+\.rb):(?P<line>\d+):in [`'](?:[\w:]+[#.])?(?P<function>[\w?!]+)'"
+    ),
     # PHP: #0 src/Service.php(42): App\Service->save()
-    re.compile(r"#\d+ (?P<file>[^\s(]+\.php)\(\d+\): [\w\\]+(?:->|::)(?P<function>\w+)\("),
+    re.compile(
+        r"#\d+ (?P<file>[^\s(]+\.php)\((?P<line>\d+)\): [\w\\]+(?:->|::)(?P<function>\w+)\("
+    ),
     # Elixir: (app 0.1.0) lib/app/service.ex:42: App.Service.save/1
-    re.compile(r"(?P<file>[\w./-]+\.exs?):\d+: [\w.]+\.(?P<function>[\w?!]+)/\d+"),
+    re.compile(r"(?P<file>[\w./-]+\.exs?):(?P<line>\d+): [\w.]+\.(?P<function>[\w?!]+)/\d+"),
     # Go, Rust, C, Zig and the rest: a path with a source extension and a line number.
     re.compile(
-        r"(?P<file>/?(?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|cc|cpp|h|hpp|zig|swift|lua|hs|dart|ml|jl)):\d+"
+        r"(?P<file>/?(?:[\w.-]+/)*[\w.-]+\.(?:go|rs|c|cc|cpp|h|hpp|zig|swift|lua|hs|dart|ml|jl))"
+        r":(?P<line>\d+)"
     ),
 )
 MAX_FRAMES = 64

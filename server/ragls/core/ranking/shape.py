@@ -9,7 +9,9 @@ A query's ``kind`` is one of:
   issue). It is about code and its tests alike, so the ranking layer's role and definition
   rules step back and the whole-word stream is not asked (measured on commit histories);
 * ``trace``: a pasted stack trace (at least one frame of :data:`FRAME_PATTERNS`, any length):
-  its frames' files count as files the query names, its functions as names it says;
+  its frames' files count as files the query names, its functions as names it says, and each
+  frame's file and line are kept (``frame_lines``: the chunk holding that line is where the
+  trace passed, :mod:`ragls.core.frames`);
 * ``message``: words that are not a question (no question word first, no question mark): an
   error message or a log line pasted as it was printed, whose word pairs are worth matching;
 * ``question``: everything else, a question or a few words naming what is wanted.
@@ -66,6 +68,8 @@ class QueryShape:
     pairs: tuple[str, ...]  # consecutive lower-case word pairs, for phrase overlap
     quoted: tuple[str, ...]  # quoted strings, lower-cased
     files: tuple[str, ...]  # file names or paths the query names, lower-cased
+    # (file lower-cased, line) of each frame of a pasted trace, in the order pasted
+    frame_lines: tuple[tuple[str, int], ...] = ()
 
     @staticmethod
     def of(query: str) -> QueryShape:
@@ -74,7 +78,7 @@ class QueryShape:
         # A role is asked for by a plain word ("tests for the parser"), not by a name that
         # holds one ("Spec:normalize", "plugin_spec").
         plain = frozenset(_PLAIN.findall(query))
-        frame_files, frame_functions = _frames(query)
+        frame_files, frame_functions, frame_lines = _frames(query)
         named = (m.lower() for m in _FILE.findall(query) if _named_file(m))
         files = tuple(dict.fromkeys([*frame_files, *named]))
         names = _names(query)
@@ -87,7 +91,7 @@ class QueryShape:
             if (text := next(group for group in match.groups() if group is not None)).strip()
         )
         kind = TRACE if frame_files or frame_functions else _kind(query, lowered, words)
-        return QueryShape(kind, plain, names, pairs, quoted, files)
+        return QueryShape(kind, plain, names, pairs, quoted, files, tuple(frame_lines))
 
 
 def _kind(query: str, lowered: str, words: list[str]) -> str:
@@ -111,23 +115,30 @@ def _kind(query: str, lowered: str, words: list[str]) -> str:
     return QUESTION
 
 
-def _frames(query: str) -> tuple[list[str], list[str]]:
-    """The files (lower-cased, relative parts kept) and functions of a pasted trace's frames."""
+def _frames(query: str) -> tuple[list[str], list[str], list[tuple[str, int]]]:
+    """The files (lower-cased, relative parts kept), functions and (file, line) of a pasted
+    trace's frames (the lines in the order pasted, each frame once)."""
     files: list[str] = []
     functions: list[str] = []
+    lines: list[tuple[int, str, int]] = []  # (where in the query, file, line)
     if _DIGIT.search(query) is None:  # every frame has a line number (FRAME_PATTERNS)
-        return files, functions
+        return files, functions, []
     for pattern in FRAME_PATTERNS:
         for match in pattern.finditer(query):
             found = match.groupdict()
             if found.get("file"):
-                files.append(found["file"].replace("\\", "/").lower())
+                file = found["file"].replace("\\", "/").lower()
+                files.append(file)
+                lines.append((match.start(), file, int(found["line"])))
             function = found.get("function")
             if function and function.isidentifier() and len(function) >= 3:
                 functions.append(function.lower())
             if len(files) >= MAX_FRAMES:
-                return files, functions
-    return files, functions
+                break
+        if len(files) >= MAX_FRAMES:
+            break
+    ordered = dict.fromkeys((file, line) for _, file, line in sorted(lines))
+    return files, functions, list(ordered)
 
 
 def _named_file(text: str) -> bool:
