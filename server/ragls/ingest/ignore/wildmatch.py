@@ -122,9 +122,18 @@ def _byte_class(members: set[int]) -> bytes:
     return b"[" + b"".join(re.escape(bytes([m])) for m in sorted(members)) + b"]"
 
 
+_ATOM, _STAR, _BARRIER = 0, 1, 2
+
+
 def translate(pattern: bytes) -> bytes:
     """The regex source (anchored at both ends by the caller) for a wildmatch pattern."""
-    out: list[bytes] = []
+    return _emit(_tokens(pattern))
+
+
+def _tokens(pattern: bytes) -> list[tuple[int, bytes]]:
+    """``pattern`` as regex pieces: fixed-width atoms (a byte, ``?``, a bracket expression, none
+    matching ``/``), stars (``[^/]*``) and barriers (a literal ``/``, and ``**``'s forms)."""
+    out: list[tuple[int, bytes]] = []
     i = 0
     end = len(pattern)
     while i < end:
@@ -132,10 +141,11 @@ def translate(pattern: bytes) -> bytes:
         if ch == ord("\\"):
             if i + 1 >= end:
                 raise _Abort  # a trailing lone backslash matches nothing in git
-            out.append(re.escape(pattern[i + 1 : i + 2]))
+            escaped = pattern[i + 1 : i + 2]
+            out.append((_BARRIER if escaped == b"/" else _ATOM, re.escape(escaped)))
             i += 2
         elif ch == ord("?"):
-            out.append(rb"[^/]")
+            out.append((_ATOM, rb"[^/]"))
             i += 1
         elif ch == ord("*"):
             j = i
@@ -147,20 +157,49 @@ def translate(pattern: bytes) -> bytes:
             slash_follows = rest[:1] == b"/" or rest[:2] == b"\\/"
             if double and at_start and (not rest or slash_follows):
                 if not rest:
-                    out.append(rb".*")
+                    out.append((_BARRIER, rb".*"))
                     i = j
                 else:
-                    out.append(rb"(?:.*/)?")
+                    out.append((_BARRIER, rb"(?:.*/)?"))
                     i = j + (1 if rest[:1] == b"/" else 2)
             else:
-                out.append(rb"[^/]*")
+                out.append((_STAR, rb"[^/]*"))
                 i = j
         elif ch == ord("["):
             members, i = _bracket(pattern, i)
-            out.append(_byte_class(members))
+            out.append((_ATOM, _byte_class(members)))
         else:
-            out.append(re.escape(bytes([ch])))
+            out.append((_BARRIER if ch == _SLASH else _ATOM, re.escape(bytes([ch]))))
             i += 1
+    return out
+
+
+def _emit(tokens: list[tuple[int, bytes]]) -> bytes:
+    """The regex of ``tokens``, in time linear in the path for each run of stars: within one
+    path component (between barriers), every star but the last is followed by the fixed-width
+    atoms up to the next star in an atomic group, lazily (``(?>[^/]*?ab)``), so the engine takes
+    the leftmost place where those atoms match and never comes back to try another. That loses
+    no match: the stars cannot hold ``/`` and neither can the atoms, so any later place for the
+    atoms leaves a match for the rest at the leftmost one too (what the greedy ``[^/]*`` of each
+    star found by backtracking, which for ``*a*a*a*a*a*b`` against a long name of ``a`` took
+    minutes: a cloned repository's ``.gitignore`` could stall an index run)."""
+    out: list[bytes] = []
+    position, count = 0, len(tokens)
+    while position < count:
+        kind, text = tokens[position]
+        if kind != _STAR:
+            out.append(text)
+            position += 1
+            continue
+        following = position + 1
+        while following < count and tokens[following][0] == _ATOM:
+            following += 1
+        atoms = b"".join(text for _, text in tokens[position + 1 : following])
+        if following < count and tokens[following][0] == _STAR:  # not the component's last star
+            out.append(b"(?>[^/]*?" + atoms + b")")
+        else:
+            out.append(text + atoms)
+        position = following
     return b"".join(out)
 
 
