@@ -158,3 +158,53 @@ def test_concurrent_long_answers_reach_the_client_whole(tmp_path: Path) -> None:
     finally:
         client.process.kill()
         client.process.wait()
+
+
+def test_requests_pygls_could_not_read_are_answered_and_the_server_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Deep nesting ended the process (1,000 levels) or answered InternalError (900); a request
+    without "jsonrpc": "2.0" and an initialize pygls could not structure got no answer."""
+    root = make_tree(tmp_path, {"a.py": "def pelican():\n    pass\n"})
+    client = RawClient()
+    try:
+        bad_initializes = [
+            ({}, "params.capabilities must be an object"),
+            ({"capabilities": {}, "processId": "x"}, "processId"),
+            ({"capabilities": {}, "workspaceFolders": "x"}, "workspaceFolders"),
+            ({"capabilities": {"workspace": 5}}, "params.capabilities.workspace"),
+        ]
+        for number, (params, named) in enumerate(bad_initializes, start=100):
+            client.send({"jsonrpc": "2.0", "id": number, "method": "initialize", "params": params})
+            error = client.answer_to(number)["error"]
+            assert error["code"] == -32602 and named in error["message"], error
+        initialize(client, root)  # a refused initialize left the server uninitialized
+        nested = "[" * 1_000 + "]" * 1_000
+        client.send_bytes(
+            b'{"jsonrpc": "2.0", "id": 5, "method": "rag/search", "params": '
+            b'{"query": "x", "deep": ' + nested.encode() + b"}}"
+        )
+        assert client.receive()["error"]["code"] == -32700  # id unknown: null
+        shallower = "[" * 900 + "]" * 900
+        client.send_bytes(
+            b'{"jsonrpc": "2.0", "id": 6, "method": "rag/search", "params": '
+            b'{"query": "x", "deep": ' + shallower.encode() + b"}}"
+        )
+        assert "nest deeper than 64 levels" in client.answer_to(6)["error"]["message"]
+        client.send({"id": 7, "method": "rag/status", "params": {}})
+        client.send({"jsonrpc": "1.0", "id": 8, "method": "rag/status", "params": {}})
+        for number in (7, 8):
+            assert client.answer_to(number)["error"]["code"] == -32600
+        client.send(
+            {"jsonrpc": "2.0", "id": 9, "method": "rag/search", "params": {"query": "pelican"}}
+        )
+        assert [r["metadata"]["file"] for r in client.answer_to(9)["result"]["results"]] == ["a.py"]
+        client.send({"jsonrpc": "2.0", "id": 10, "method": "shutdown"})
+        assert client.answer_to(10)["result"] is None
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.process.wait(timeout=15) == 0
+    finally:
+        client.process.kill()
+        client.process.wait()
+    assert client.process.stderr is not None
+    assert b"Traceback" not in client.process.stderr.read()

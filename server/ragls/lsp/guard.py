@@ -5,7 +5,14 @@ gets exactly one answer; docs/security.md).
 body) and answers these itself, with a JSON-RPC error, replacing the message by a notification
 nothing handles:
 
-* a body that is not JSON (-32700 ParseError, id null) or not an object (-32600, id null);
+* a body that is not JSON (-32700 ParseError, id null; JSON nested so deep that the parser
+  itself gives up counts) or not an object (-32600, id null);
+* a message whose arrays and objects nest deeper than :data:`MAX_DEPTH` levels (-32600 for a
+  request; a notification is dropped): pygls structures params recursively, and 900 levels
+  answered InternalError while 1,000 ended the process;
+* a request whose ``jsonrpc`` is not ``"2.0"`` (-32600: pygls dropped it unanswered);
+* an ``initialize`` whose params pygls could not structure (-32602 InvalidParams naming the
+  field: pygls dropped it unanswered, and the client waited for ever for its first answer);
 * a request whose id is not a string or an integer (-32600, id null);
 * a request whose method is not a string (-32600), or names a method the server does not
   handle (-32601 MethodNotFound: pygls drops a standard LSP request it cannot structure, such as
@@ -42,6 +49,9 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 SERVER_NOT_INITIALIZED = -32002
 INVALID_PARAMS = -32602
+# Deeper than any LSP message (initialize's capabilities nest about 7 levels); shallow enough
+# that pygls's recursive structuring never meets Python's recursion limit.
+MAX_DEPTH = 64
 
 # The standard requests the server answers, with the string fields their params must hold.
 STANDARD_STRING_PARAMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
@@ -83,9 +93,20 @@ class ProtocolGuard:
             message = json.loads(body)
         except ValueError as error:
             return self._answer(None, PARSE_ERROR, f"the message is not JSON: {error}")
+        except RecursionError:
+            return self._answer(
+                None,
+                PARSE_ERROR,
+                "the message is not JSON a server can read: "
+                f"it nests deeper than {MAX_DEPTH} levels",
+            )
         if not isinstance(message, dict):
             return self._answer(None, INVALID_REQUEST, "a message must be a JSON object")
+        too_deep = _nests_deeper(message, MAX_DEPTH)
         if "id" not in message or "method" not in message:
+            if too_deep:
+                log.warning("a message nesting deeper than %d levels was dropped", MAX_DEPTH)
+                return IGNORED
             return body  # a notification, or a response to one of the server's requests
         request_id = message["id"]
         if isinstance(request_id, bool) or not isinstance(request_id, int | str):
@@ -97,6 +118,14 @@ class ProtocolGuard:
         method = message["method"]
         if not isinstance(method, str):
             return self._answer(request_id, INVALID_REQUEST, "method must be a string")
+        if too_deep:
+            return self._answer(
+                request_id, INVALID_REQUEST, f"{method}: params nest deeper than {MAX_DEPTH} levels"
+            )
+        if message.get("jsonrpc") != "2.0":
+            return self._answer(
+                request_id, INVALID_REQUEST, f'{method}: a request must say "jsonrpc": "2.0"'
+            )
         if self._handled is not None and method not in self._handled:
             return self._answer(request_id, METHOD_NOT_FOUND, f"{method}: no such method")
         if self.shut_down:
@@ -104,6 +133,9 @@ class ProtocolGuard:
                 request_id, INVALID_REQUEST, f"{method}: the server is shutting down; send exit"
             )
         if method == "initialize":
+            problem = initialize_problem(message.get("params"))
+            if problem:
+                return self._answer(request_id, INVALID_PARAMS, f"initialize: {problem}")
             self.initialized = True
         elif not self.initialized:
             return self._answer(
@@ -122,3 +154,67 @@ class ProtocolGuard:
             message["params"] = None
             return json.dumps(message).encode()
         return body
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether ``value``'s arrays and objects nest more than ``limit`` levels (iteratively)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend(
+                (child, depth + 1) for child in item.values() if isinstance(child, dict | list)
+            )
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item if isinstance(child, dict | list))
+    return False
+
+
+def initialize_problem(params: Any) -> str:
+    """What in ``initialize``'s params pygls could not structure (LSP's ``InitializeParams``),
+    named; "" when they are fine."""
+    if not isinstance(params, dict):
+        return "params must be an object"
+    if not isinstance(params.get("capabilities"), dict):
+        return "params.capabilities must be an object"
+    process_id = params.get("processId")
+    if process_id is not None and (isinstance(process_id, bool) or not isinstance(process_id, int)):
+        return "params.processId must be an integer or null"
+    for name in ("rootUri", "rootPath", "locale"):
+        if params.get(name) is not None and not isinstance(params[name], str):
+            return f"params.{name} must be a string or null"
+    if params.get("trace") is not None and params["trace"] not in ("off", "messages", "verbose"):
+        return 'params.trace must be "off", "messages" or "verbose"'
+    client = params.get("clientInfo")
+    if client is not None and not (
+        isinstance(client, dict) and isinstance(client.get("name"), str)
+    ):
+        return "params.clientInfo must be an object with a string name"
+    folders = params.get("workspaceFolders")
+    if folders is not None and not isinstance(folders, list):
+        return "params.workspaceFolders must be an array or null"
+    for number, folder in enumerate(folders or ()):
+        if not (
+            isinstance(folder, dict)
+            and isinstance(folder.get("uri"), str)
+            and isinstance(folder.get("name"), str)
+        ):
+            return f"params.workspaceFolders[{number}] must be an object with a string uri and name"
+    return _unstructured(params)
+
+
+def _unstructured(params: dict[str, Any]) -> str:
+    """What pygls's own converter cannot make an ``InitializeParams`` of (a capability of the
+    wrong shape, deep inside), as cattrs names it; "" when it can."""
+    import cattrs
+    from lsprotocol.types import InitializeParams
+    from pygls.protocol import default_converter
+
+    try:
+        default_converter().structure(params, InitializeParams)  # type: ignore[no-untyped-call]
+    except Exception as error:  # cattrs raises its own groups, and ValueError, TypeError...
+        found = cattrs.transform_error(error, path="params")
+        return found[0] if found else f"params are not LSP InitializeParams ({error})"
+    return ""
