@@ -91,12 +91,19 @@ async def shutdown(ls: ServerContext, params: None) -> None:
 
 
 async def open_folder(ls: ServerContext, uri: str) -> None:
-    """Open a workspace folder's session: watch it, then index it with progress."""
+    """Open a workspace folder's session: watch it, then index it with progress. A folder that
+    cannot be opened is reported and skipped; the others open all the same."""
     try:
-        session = ls.sessions.open_folder(uri)
+        await _open_folder(ls, uri)
     except InvalidArgumentError as error:
         ls.show(f"workspace folder {uri} cannot be indexed: {error}")
-        return
+    except Exception as error:  # a defect must cost this folder, not the folders after it
+        log.exception("opening workspace folder %s failed", uri)
+        ls.show(f"workspace folder {uri} cannot be indexed: {error!r}")
+
+
+async def _open_folder(ls: ServerContext, uri: str) -> None:
+    session = ls.sessions.open_folder(uri)
     if session.root is None or not session.root.is_dir():
         ls.show(f"workspace folder {uri} is not a directory", types.MessageType.Warning)
         return
