@@ -42,3 +42,43 @@ def test_gitignore_agrees_with_git(tmp_path: Path, seed: int) -> None:
 def test_tnsignore_acts_as_appended_lines(tmp_path: Path, seed: int) -> None:
     expected, actual = oracle_pair(tmp_path, seed, with_tnsignore=True)
     assert actual == expected
+
+
+def test_the_work_trees_exclude_files_count_as_git_counts_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``.git/info/exclude`` and the global ignore file (``$XDG_CONFIG_HOME/git/ignore``) hide
+    files as ``git ls-files --exclude-standard`` does, below every ``.gitignore``."""
+    import subprocess
+
+    from tests.ingest.gitoracle import GIT_ENV
+
+    root = tmp_path / "repo"
+    config = tmp_path / "config"
+    files = {
+        "a.py": "x\n",
+        "private/notes.txt": "salary\n",
+        "build.log": "log\n",
+        "keep.log": "kept by .gitignore\n",
+        "draft.scratch": "mine\n",
+        "src/deep.scratch": "mine too\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / ".gitignore").write_text("!keep.log\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=GIT_ENV)
+    (root / ".git" / "info" / "exclude").write_text("private/\n*.log\n")
+    (config / "git").mkdir(parents=True)
+    (config / "git" / "ignore").write_text("*.scratch\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    git = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**GIT_ENV, "XDG_CONFIG_HOME": str(config), "GIT_CONFIG_GLOBAL": str(tmp_path / "no")},
+    ).stdout.split()
+    assert sorted(git) == [".gitignore", "a.py", "keep.log"]
+    assert ragls_visible_files(root) == ["a.py", "keep.log"]  # ignore files are not indexed

@@ -6,9 +6,18 @@ consulted from the deepest up; the first list with a matching pattern decides, a
 the last matching pattern wins. The walk prunes excluded directories, so a file inside one is
 never re-included and an ignore file inside one is never read.
 
+Below every directory's lists come the files git reads for the whole work tree, as
+``git ls-files --exclude-standard`` does, when the root is a work tree's top (it holds ``.git``,
+a folder, or a file naming one as worktrees and submodules have): the repository's
+``info/exclude`` (where people list their private files, never shared), then the user's global
+ignore file at git's default place (``$XDG_CONFIG_HOME/git/ignore``, else
+``~/.config/git/ignore``). Their patterns are anchored at the root. A ``core.excludesFile`` set
+to another path in git's configuration is not read (``.tnsignore`` holds such rules instead).
+
 Loading is lazy and cached per directory. An ignore file that is a symbolic link is not read
 (``symlinked_ignore_files``). One over the size or selector cap, or unreadable, makes its
-directory *refused*: the caller skips that directory whole rather than index it half-filtered.
+directory *refused*: the caller skips that directory whole rather than index it half-filtered
+(for the whole-tree files, the root).
 """
 
 from __future__ import annotations
@@ -30,6 +39,9 @@ class DirectoryRules:
     rules: IgnoreFile | None = None
     refused: str | None = None
     symlinked: tuple[str, ...] = ()
+    # The root only: the whole work tree's files (info/exclude, the global ignore), consulted
+    # after every directory's own list.
+    excludes: IgnoreFile | None = None
 
 
 @dataclass
@@ -72,6 +84,12 @@ class IgnoreStack:
             if pattern is not None:
                 decision = Match.WHITELIST if pattern.negated else Match.IGNORE
                 return decision, rules.origin(pattern)
+        excludes = self.rules_for("").excludes
+        if excludes is not None:
+            pattern = excludes.deciding(encoded, is_dir)
+            if pattern is not None:
+                decision = Match.WHITELIST if pattern.negated else Match.IGNORE
+                return decision, excludes.origin(pattern)
         return Match.NONE, None
 
     def _load(self, directory: str) -> DirectoryRules:
@@ -82,38 +100,91 @@ class IgnoreStack:
         for name in IGNORE_FILE_NAMES:
             path = base / name
             label = f"{directory}/{name}" if directory else name
-            try:
-                info = path.lstat()
-            except FileNotFoundError:
-                continue
-            except OSError as error:
-                return DirectoryRules(refused=f"{label} cannot be read: {error.strerror}")
-            if stat.S_ISLNK(info.st_mode):
-                symlinked.append(label)
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                continue
-            if info.st_size > self.limits.max_ignore_file_bytes:
-                return DirectoryRules(
-                    refused=f"{label} is {info.st_size} bytes, over the "
-                    f"{self.limits.max_ignore_file_bytes}-byte cap for ignore files"
-                )
-            try:
-                content = _read_no_follow(path)
-            except OSError as error:
-                return DirectoryRules(refused=f"{label} cannot be read: {error.strerror}")
-            if len(content) > self.limits.max_ignore_file_bytes:
-                return DirectoryRules(refused=f"{label} grew over the ignore-file cap")
-            selectors = count_selectors(content)
-            if selectors > self.limits.max_ignore_selectors:
-                return DirectoryRules(
-                    refused=f"{label} has {selectors} selectors, over the "
-                    f"{self.limits.max_ignore_selectors}-selector cap"
-                )
-            contents.append(content)
-            labels.append(label)
+            content = self._read(path, label, symlinked)
+            if isinstance(content, DirectoryRules):
+                return content
+            if content is not None:
+                contents.append(content)
+                labels.append(label)
         rules = IgnoreFile.parse(*contents, labels=tuple(labels))
-        return DirectoryRules(rules=rules, symlinked=tuple(symlinked))
+        excludes = None
+        if not directory:
+            found: list[bytes] = []
+            found_labels: list[str] = []
+            for path, label in work_tree_excludes(self.root):
+                content = self._read(path, label, symlinked)
+                if isinstance(content, DirectoryRules):
+                    return content
+                if content is not None:
+                    found.append(content)
+                    found_labels.append(label)
+            excludes = IgnoreFile.parse(*found, labels=tuple(found_labels)) if found else None
+        return DirectoryRules(rules=rules, symlinked=tuple(symlinked), excludes=excludes)
+
+    def _read(self, path: Path, label: str, symlinked: list[str]) -> bytes | DirectoryRules | None:
+        """An ignore file's content; None if there is none to read (missing, not a regular
+        file, a symbolic link: then named in ``symlinked``); the refusal if it cannot be used."""
+        try:
+            info = path.lstat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as error:
+            return DirectoryRules(refused=f"{label} cannot be read: {error.strerror}")
+        if stat.S_ISLNK(info.st_mode):
+            symlinked.append(label)
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if info.st_size > self.limits.max_ignore_file_bytes:
+            return DirectoryRules(
+                refused=f"{label} is {info.st_size} bytes, over the "
+                f"{self.limits.max_ignore_file_bytes}-byte cap for ignore files"
+            )
+        try:
+            content = _read_no_follow(path)
+        except OSError as error:
+            return DirectoryRules(refused=f"{label} cannot be read: {error.strerror}")
+        if len(content) > self.limits.max_ignore_file_bytes:
+            return DirectoryRules(refused=f"{label} grew over the ignore-file cap")
+        selectors = count_selectors(content)
+        if selectors > self.limits.max_ignore_selectors:
+            return DirectoryRules(
+                refused=f"{label} has {selectors} selectors, over the "
+                f"{self.limits.max_ignore_selectors}-selector cap"
+            )
+        return content
+
+
+def work_tree_excludes(root: Path) -> list[tuple[Path, str]]:
+    """(path, label) of the whole work tree's ignore files when ``root`` is a work tree's top:
+    the repository's ``info/exclude`` and git's default global ignore file; none otherwise."""
+    git = root / ".git"
+    common = git if git.is_dir() else _git_dir_of_file(git) if git.is_file() else None
+    if common is None:
+        return []
+    found = [(common / "info" / "exclude", ".git/info/exclude")]
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    if os.path.isabs(config):
+        global_ignore = Path(config) / "git" / "ignore"
+        found.append((global_ignore, str(global_ignore)))
+    return found
+
+
+def _git_dir_of_file(git: Path) -> Path | None:
+    """The common git directory a ``.git`` file points at (``gitdir: PATH``; a worktree's
+    ``commondir`` followed), or None if it says nothing readable."""
+    try:
+        first = git.read_bytes()[:4096].decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    if not first or not first[0].startswith("gitdir:") or not first[0][7:].strip():
+        return None
+    gitdir = git.parent / first[0][7:].strip()  # an absolute path replaces the parent
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return gitdir
+    return gitdir / common if common else gitdir
 
 
 def _read_no_follow(path: Path) -> bytes:
