@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ragls.errors import InvalidArgumentError
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.explain import explain_path
 from ragls.ingest.ingestion import FileIngestionService
@@ -71,3 +72,13 @@ def test_code_without_a_grammar_says_it_is_chunked_as_line_windows(root: Path) -
     readme = root / "docs" / "guide.md"
     readme.write_text("# Guide\n")
     assert explain_path(service, config, readme).chunking == ""
+
+
+def test_a_path_the_system_cannot_take_is_refused_by_name(root: Path) -> None:
+    ingestion = FileIngestionService(Limits.defaults())
+    config = KnowledgeSourceConfig(root)
+    with pytest.raises(InvalidArgumentError, match="NUL character"):
+        explain_path(ingestion, config, "src/a\x00b.py")
+    too_long = explain_path(ingestion, config, "src/" + "x" * 300 + ".py")
+    assert (too_long.admitted, too_long.reason) == (False, "missing")
+    assert "too long" in too_long.detail

@@ -130,6 +130,8 @@ async def test_search_code_filters_by_glob_and_language(tools: RaglsTools) -> No
         ({"query": "x", "top_k": 0}, "greater than or equal to 1"),
         ({"query": "x", "top_k": 51}, "less than or equal to 50"),
         ({"query": "x", "root": "/nowhere"}, "unknown root '/nowhere'; this server serves: "),
+        ({"query": "x", "root": "/x\x00"}, "unknown root '/x\\x00'; this server serves: "),
+        ({"query": "x", "path_glob": "[z-a]"}, "path_glob '[z-a]' is not a valid glob: bad"),
     ],
 )
 async def test_search_code_errors_say_what_to_fix(
@@ -177,6 +179,8 @@ async def test_read_span_refuses_what_indexing_refuses(tools: RaglsTools, root: 
             "link.py": "symbolic link",
             "src": "a directory",
             "missing.py": "missing",
+            "src/pay\x00ments.py": "path holds a NUL character",
+            "src/" + "x" * 300 + ".py": "missing (cannot be looked at: File name too long)",
         }
         for path, reason in refusals.items():
             message = await error_of(client, "read_span", {"path": path})

@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragls.errors import InvalidArgumentError
 from ragls.ingest.admission import Skipped, SkipReason
 from ragls.ingest.chunking.windows import code_chunking
 from ragls.ingest.config import KnowledgeSourceConfig, relative_path
@@ -49,7 +50,21 @@ class Explanation:
 def explain_path(
     ingestion: FileIngestionService, config: KnowledgeSourceConfig, raw: str | os.PathLike[str]
 ) -> Explanation:
-    """The admission decision for one path (see the module docstring)."""
+    """The admission decision for one path (see the module docstring); InvalidArgumentError for
+    a path holding a NUL character, ``missing`` for one the system cannot look at (a name too
+    long)."""
+    if "\x00" in os.fspath(raw):
+        raise InvalidArgumentError("path holds a NUL character")
+    try:
+        return _explained(ingestion, config, raw)
+    except OSError as error:  # ENAMETOOLONG and the like, from a stat of the path
+        reason = error.strerror or str(error)
+        return Explanation(os.fspath(raw), False, "missing", f"cannot be looked at: {reason}")
+
+
+def _explained(
+    ingestion: FileIngestionService, config: KnowledgeSourceConfig, raw: str | os.PathLike[str]
+) -> Explanation:
     root = config.path
     relative = relative_path(root, raw)
     if relative is None:

@@ -117,6 +117,8 @@ async def index(ls: ServerContext, params: IndexParams) -> StatusAnswer:
         path = str(session.root)
     elif session.folder:
         raise JsonRpcInvalidParams("path cannot be given for a workspace-folder session")
+    elif "\x00" in path:
+        raise JsonRpcInvalidParams("path holds a NUL character")
     else:
         ls.sessions.check_index_path(path)  # confinement: InvalidParams naming the setting
     if params.if_idle and session.service.is_indexing():

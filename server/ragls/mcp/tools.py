@@ -111,8 +111,11 @@ class RaglsTools:
         if name is None or name == "":
             return next(iter(self._roots.values()))
         candidate = Path(name).expanduser()
-        if candidate.is_absolute():
-            found = self._roots.get(candidate.resolve())
+        if candidate.is_absolute() and "\x00" not in name:
+            try:
+                found = self._roots.get(candidate.resolve())
+            except (OSError, RuntimeError):  # a name too long, a symbolic-link loop
+                found = None
             if found is not None:
                 return found
         else:
@@ -176,7 +179,7 @@ class RaglsTools:
         if path_glob:
             try:
                 spec = pathspec.GitIgnoreSpec.from_lines([path_glob])
-            except ValueError as error:
+            except (ValueError, re.error) as error:  # re.error: "[z-a]", a bad range
                 raise ToolFailure(f"path_glob {path_glob!r} is not a valid glob: {error}") from None
         filtered = spec is not None or bool(language)
         try:
@@ -396,8 +399,10 @@ def _check_range(name: str, value: int, low: int, high: int) -> None:
 
 def _relative(path: str) -> str:
     """``path`` as a clean relative POSIX path, or a refusal naming the problem."""
-    if not path or "\x00" in path:
+    if not path:
         raise ToolFailure("path is empty; pass a file path relative to the root")
+    if "\x00" in path:
+        raise ToolFailure("path holds a NUL character; pass a file path relative to the root")
     if (
         path.startswith(("/", "\\"))
         or Path(path).is_absolute()

@@ -77,8 +77,10 @@ class SymbolStructure:
     def relative(self, path: str) -> str:
         """``path`` (relative to the root, or absolute below it) as the index names it."""
         root = self._indexed_root()
-        if not path or "\x00" in path:
+        if not path:
             raise InvalidArgumentError("path is empty")
+        if "\x00" in path:
+            raise InvalidArgumentError("path holds a NUL character")
         candidate = Path(path)
         if candidate.is_absolute():
             normal = Path(os.path.normpath(candidate))
