@@ -208,3 +208,38 @@ def test_requests_pygls_could_not_read_are_answered_and_the_server_goes_on(
         client.process.wait()
     assert client.process.stderr is not None
     assert b"Traceback" not in client.process.stderr.read()
+
+
+def test_added_documents_keep_their_metadata_keys_as_sent(tmp_path: Path) -> None:
+    """pygls made namedtuples of custom params (``rename=True``): ``source-url``, ``class`` and
+    ``_private`` came back as ``_0``, ``_1``, ``_2``, and ``type_name`` was dropped."""
+    root = make_tree(tmp_path, {"a.py": "def pelican():\n    pass\n"})
+    metadata = {
+        "source-url": "https://example.org/notes",
+        "class": "note",
+        "_private": "p",
+        "my key": "v",
+        "type_name": "memo",
+        "title": "t",
+    }
+    client = RawClient()
+    try:
+        initialize(client, root)
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "rag/addDocument",
+                "params": {"content": "rotate the signing keys monthly", "metadata": metadata},
+            }
+        )
+        added = client.answer_to(2)["result"]["id"]
+        client.send(
+            {"jsonrpc": "2.0", "id": 3, "method": "rag/getDocument", "params": {"id": added}}
+        )
+        assert client.answer_to(3)["result"]["document"]["metadata"] == metadata
+        client.send({"jsonrpc": "2.0", "id": 4, "method": "rag/listDocuments", "params": {}})
+        assert client.answer_to(4)["result"]["documents"][0]["metadata"] == metadata
+    finally:
+        client.process.kill()
+        client.process.wait()

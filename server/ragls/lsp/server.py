@@ -17,9 +17,11 @@ import asyncio
 import logging
 from typing import Any
 
+import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_converter
 
 from ragls import __version__
 from ragls.errors import RaglsError
@@ -64,9 +66,29 @@ def handled_requests() -> frozenset[str]:
     )
 
 
+def _params_as_sent(message: dict[str, Any], cls: type[Any]) -> Any:
+    """A custom method's message with its params kept as the JSON the client sent (members
+    JSON-RPC does not define are left out, rather than fail the message unanswered)."""
+    known = {field.name for field in attrs.fields(cls)}
+    return cls(**{name: value for name, value in message.items() if name in known})
+
+
+def plain_params_converter() -> Any:
+    """pygls's converter, but a custom method's params stay plain JSON: pygls turned them into
+    namedtuples with ``rename=True``, so a key that is not a Python identifier, is a keyword or
+    starts with ``_`` (``source-url``, ``class``, ``_private`` in ``rag/addDocument``'s metadata)
+    came back as ``_0``, ``_1``, and a key ``type_name`` was taken out."""
+    converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_structure_hook(JsonRPCRequestMessage, _params_as_sent)
+    converter.register_structure_hook(JsonRPCNotification, _params_as_sent)
+    return converter
+
+
 class RaglsServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(name="ragls", version=__version__)
+        super().__init__(
+            name="ragls", version=__version__, converter_factory=plain_params_converter
+        )
         self.sessions = Workspace(
             WorkspaceOptions(), self._committed, change_feed=WorkspaceWatcher, confined=True
         )
