@@ -14,7 +14,14 @@ from tests.mcp_server.test_tools import call, tools_for
 
 
 async def test_a_name_that_is_not_utf8_is_found_shown_and_read(tmp_path: Path) -> None:
-    root = make_tree(tmp_path / "shop", {"ok.py": "def brew_tea():\n    return 2\n"})
+    uses = "from ok import brew_tea\n\ndef serve_{0}():\n    return brew_tea()\n"
+    root = make_tree(
+        tmp_path / "shop",
+        {
+            "ok.py": "def brew_tea():\n    return 2\n",
+            **{f"use_{n}.py": uses.format(n) for n in range(3)},
+        },
+    )
     with open(os.fsencode(root) + b"/caf\xe9.py", "w") as file:
         file.write("def brew_coffee():\n    return 1\n")
     tools = tools_for(root)
@@ -24,9 +31,18 @@ async def test_a_name_that_is_not_utf8_is_found_shown_and_read(tmp_path: Path) -
             paths = [hit["path"] for hit in found["results"]]
             assert "caf\\xe9.py" in paths, paths
             status = await call(client, "index_status", {})
-            assert status["files"] == 2
+            assert status["files"] == 5
             span = await call(client, "read_span", {"path": "caf\\xe9.py"})
             assert span["path"] == "caf\\xe9.py"
             assert span["content"] == "def brew_coffee():\n    return 1"
+            outline = await call(client, "outline", {"path": "caf\\xe9.py"})
+            assert [d["name"] for d in outline["files"][0]["definitions"]] == ["brew_coffee"]
+            for focus, ahead, behind in (
+                ([], "ok.py", "caf\\xe9.py"),
+                (["caf\\xe9.py"], "caf\\xe9.py", "ok.py"),
+            ):
+                mapped = await call(client, "repo_map", {"focus_files": focus})
+                ranks = {file["path"]: file["rank"] for file in mapped["files"]}
+                assert ranks[ahead] > ranks[behind], (focus, ranks)  # the focus file matched
     finally:
         tools.close()

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ragls.errors import InvalidArgumentError
+from ragls.mcp.names import unescaped
 from ragls.mcp.tools import RaglsTools, ToolFailure, partial_fields
 from ragls.service.structure import (
     DefinitionInfo,
@@ -132,7 +133,12 @@ class StructureTools:
 
     def outline(self, path: str = ".", limit: int = 50, root: str | None = None) -> dict[str, Any]:
         def question(structure: SymbolStructure) -> dict[str, Any]:
-            found = structure.outline(path, limit)
+            try:
+                found = structure.outline(path, limit)
+            except InvalidArgumentError:
+                if unescaped(path) == path:
+                    raise
+                found = structure.outline(unescaped(path), limit)  # a name not UTF-8, as shown
             return {
                 "files": [
                     {"path": file.path, "definitions": [_entry(entry) for entry in file.entries]}
@@ -154,6 +160,9 @@ class StructureTools:
         focus = list(focus_files or [])
         if len(focus) > MAX_FOCUS_FILES:
             raise ToolFailure(f"focus_files: at most {MAX_FOCUS_FILES} paths")
+        # A name that is not UTF-8 as the tools show it (caf\xe9.py): both spellings, as a file
+        # of the literal name may exist too.
+        focus += [unescaped(path) for path in focus if unescaped(path) != path]
 
         def question(structure: SymbolStructure) -> dict[str, Any]:
             found = structure.repo_map(max_chars, query, focus)
