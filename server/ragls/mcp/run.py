@@ -23,6 +23,7 @@ import anyio
 
 from ragls.mcp.roots import chosen_roots
 from ragls.mcp.server import create_mcp_server
+from ragls.mcp.stdio import run_stdio
 from ragls.mcp.tools import RaglsTools
 from ragls.service.guards.access import listen_address, write_token
 from ragls.service.session.workspace import Workspace
@@ -61,7 +62,7 @@ def serve(
     tools.start()
     try:
         if address is None:
-            anyio.run(server.run_stdio_async)
+            anyio.run(run_stdio, server)
         else:
             _serve_http(server.streamable_http_app(host=address[0]), *address)
     finally:
