@@ -58,3 +58,36 @@ def test_workers_run_at_a_lower_priority_by_default(tmp_path: Path) -> None:
 def test_workers_keep_the_callers_priority_when_told(tmp_path: Path) -> None:
     ours = os.nice(0)
     assert niceness_of_workers(tmp_path, 0) == [ours, ours]
+
+
+def test_a_worker_whose_parent_is_gone_or_interrupted_leaves_quietly(tmp_path: Path) -> None:
+    """Ctrl-C reaches the whole process group and the parent reports it; a client leaving a
+    first index closes the pipes: workers printed a KeyboardInterrupt or BrokenPipeError
+    traceback on the terminal each time."""
+    import signal
+    import subprocess
+    import sys
+
+    from ragls.ingest.config import KnowledgeSourceConfig
+    from ragls.ingest.limits import Limits
+    from ragls.ingest.parallel import _WORKER_MAIN
+    from ragls.ingest.worker import read_message, write_message
+
+    command = [sys.executable, "-c", _WORKER_MAIN.format(niceness=0)]
+    setup = (Limits.defaults(), (200, 8_000, 1_000), KnowledgeSourceConfig(tmp_path))
+    for interrupt in (True, False):
+        worker = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert worker.stdin is not None and worker.stdout is not None
+        write_message(worker.stdin, setup)
+        write_message(worker.stdin, [])
+        assert read_message(worker.stdout) == []  # serving
+        if interrupt:
+            worker.send_signal(signal.SIGINT)
+        worker.stdout.close()  # the parent is gone: its answer has nowhere to go
+        write_message(worker.stdin, [])
+        worker.stdin.close()
+        assert worker.wait(timeout=30) == 0
+        assert worker.stderr is not None
+        assert b"Traceback" not in worker.stderr.read(), interrupt

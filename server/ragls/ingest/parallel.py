@@ -45,7 +45,11 @@ WORKER_NICENESS = 10
 Work = tuple[Candidate, str | None]
 # The worker's first lines lower its priority (never raise it), before the imports, which cost
 # CPU too; a platform without os.nice or a refusal leaves it as it is.
-_WORKER_MAIN = """import os
+# A worker runs in a process group of its own and ignores SIGINT: Ctrl-C on a terminal is the
+# parent's to handle (it says "interrupted" and ends the run), and a worker whose parent is gone
+# ends at its next read or write (ragls.ingest.worker.serve), without a traceback of its own.
+_WORKER_MAIN = """import os, signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 try:
     os.nice(max(0, {niceness} - os.nice(0)))
 except (AttributeError, OSError):
@@ -124,6 +128,7 @@ class _Pool:
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     env=environment,
+                    process_group=0,  # the terminal's Ctrl-C is the parent's to handle
                 )
             except OSError as error:
                 log.warning("cannot start an ingestion worker (%s); continuing without it", error)

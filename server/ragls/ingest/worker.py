@@ -45,6 +45,16 @@ def write_message(stream: IO[bytes], message: object) -> None:
 
 
 def serve() -> None:
+    """Answer batches until the input ends; a parent that is gone (its client left while a
+    first index ran, the pipe closed) ends the worker quietly, not with a traceback on the
+    terminal."""
+    try:
+        _serve()
+    except (BrokenPipeError, ConnectionResetError):
+        os._exit(0)  # nothing may flush into the closed pipe on the way out
+
+
+def _serve() -> None:
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr
     protocol_in = sys.stdin.buffer
