@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from ragls.evaluation.history import BOT_AUTHOR, SKIPPED_SUBJECT, is_source, query_text
+from ragls.errors import InvalidArgumentError
+from ragls.evaluation.history import BOT_AUTHOR, SKIPPED_SUBJECT, is_source, query_text, resolve
 
 
 def test_the_query_drops_issue_references_urls_and_trailers() -> None:
@@ -50,3 +53,18 @@ def test_bots_are_recognised() -> None:
 def test_source_files_are_code_by_name() -> None:
     assert is_source("src/app.py") and is_source("lib/x.rs") and is_source("web/a.tsx")
     assert not is_source("README.md") and not is_source("docs/conf.yaml")
+
+
+def test_a_revision_that_names_no_commit_says_why(tmp_path: Path) -> None:
+    """git rev-parse --quiet says nothing: the error used to end at "failed in REPO: "."""
+    from tests.gitrepo import git
+
+    git(tmp_path, "init", "-q")
+    with pytest.raises(InvalidArgumentError, match="has no commits yet"):
+        resolve(tmp_path, "HEAD")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git(tmp_path, "add", "a.py")
+    git(tmp_path, "commit", "-q", "-m", "first")
+    assert len(resolve(tmp_path, "HEAD")) == 40
+    with pytest.raises(InvalidArgumentError, match="'nope' names no commit"):
+        resolve(tmp_path, "nope")

@@ -104,7 +104,20 @@ def git(repository: Path, *args: str) -> str:
 
 
 def resolve(repository: Path, rev: str) -> str:
-    return git(repository, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+    """The commit ``rev`` names; an error saying so when it names none (``--quiet`` leaves git
+    nothing to say: a repository without commits, a mistyped revision)."""
+    try:
+        return git(repository, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+    except InvalidArgumentError:
+        if subprocess.run(
+            ["git", "-C", str(repository), "rev-parse", "--verify", "--quiet", "HEAD"],
+            capture_output=True,
+            check=False,
+        ).returncode:
+            raise InvalidArgumentError(
+                f"{repository} has no commits yet: ragls eval measures retrieval on a history"
+            ) from None
+        raise InvalidArgumentError(f"{rev!r} names no commit in {repository}") from None
 
 
 def recent_commits(repository: Path, rev: str, window: int) -> list[Commit]:
