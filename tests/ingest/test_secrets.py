@@ -98,3 +98,24 @@ def test_configured_secret_names_add_to_the_built_in_ones(tmp_path: Path) -> Non
     status = service.index_directory(root, secret_names=["*.SECRET", "config/prod/*.yml"])
     assert service.indexed_files() == ["config/dev/db.yml"]
     assert status.skipped["secret"] == 3  # the two configured, and .env whatever the setting
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Use key id AKIAIOSFODNN7EXAMPLQ and secret {secret} for the bucket.",
+        "| AKIAIOSFODNN7EXAMPLQ | {secret} |",
+        "| {secret} | AKIAIOSFODNN7EXAMPLQ |",
+        "AKIAIOSFODNN7EXAMPLQ,{secret},us-east-1",
+    ],
+)
+def test_an_aws_secret_key_beside_its_key_id_is_masked(line: str) -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8vT2hK9a"
+    masked, found = redact(line.format(secret=secret))
+    assert secret not in masked and found == {"aws-access-key": 1, "aws-secret-key": 1}
+
+
+def test_a_commit_hash_beside_a_key_id_is_not_a_secret_key() -> None:
+    sha = "3f2a9c1e5b7d4a6f8e0c2b4d6f8a0c2e4b6d8f0a"
+    masked, found = redact(f"commit {sha} rotated AKIAIOSFODNN7EXAMPLQ")
+    assert sha in masked and found == {"aws-access-key": 1}
