@@ -108,7 +108,9 @@ def resolve(repository: Path, rev: str) -> str:
     nothing to say: a repository without commits, a mistyped revision)."""
     try:
         return git(repository, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
-    except InvalidArgumentError:
+    except InvalidArgumentError as error:
+        if not str(error).endswith(": "):  # git said why (not a repository): that is the answer
+            raise
         if subprocess.run(
             ["git", "-C", str(repository), "rev-parse", "--verify", "--quiet", "HEAD"],
             capture_output=True,
