@@ -17,8 +17,9 @@ from lsprotocol import types
 from ragls.errors import IndexCancelledError, InvalidArgumentError
 from ragls.lsp.context import ServerContext
 from ragls.lsp.progress import ProgressReporter
+from ragls.service.session.folders import uri_to_path
 from ragls.service.session.scheduler import IndexJob
-from ragls.service.session.workspace import WorkspaceSession, uri_to_path
+from ragls.service.session.workspace import WorkspaceSession
 from ragls.service.settings.options import parse_options
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
-from urllib.parse import unquote, urlparse
 
 from ragls.core.bm25 import BM25Stream
 from ragls.errors import InvalidArgumentError, StoreError
@@ -42,6 +41,7 @@ from ragls.service.persistence.stores import open_store, store_target
 from ragls.service.pipelines import pipeline_named
 from ragls.service.rag_service import RagService
 from ragls.service.session.debounce import Debouncer
+from ragls.service.session.folders import uri_to_path, usable_folder
 from ragls.service.session.scheduler import IndexArguments, IndexJob, SessionIndexer
 from ragls.service.settings.options import WorkspaceOptions
 from ragls.service.status import IndexStatus
@@ -52,29 +52,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_SESSION = "default"
 MAX_SESSIONS = 256
-
-
-def uri_to_path(uri: str) -> Path:
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        raise InvalidArgumentError(f"only file:// workspace folders are supported, got {uri!r}")
-    path = unquote(parsed.path)
-    if "\x00" in path:
-        raise InvalidArgumentError(f"the path of {uri!r} holds a NUL character")
-    return Path(path)
-
-
-def usable_folder(root: Path) -> None:
-    """Refuse (InvalidArgumentError, naming the cause) a folder path the system cannot resolve
-    or look at: a symbolic-link loop, a name too long. A missing folder or a file passes here
-    (the caller says "is not a directory")."""
-    try:
-        root.resolve()
-        root.is_dir()
-    except RuntimeError as error:  # Path.resolve's "Symlink loop from ..."
-        raise InvalidArgumentError(f"{root}: {error}") from None
-    except OSError as error:
-        raise InvalidArgumentError(f"{root}: {error.strerror or error}") from None
 
 
 class ChangeFeed(Protocol):
