@@ -751,3 +751,20 @@ def test_index_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     assert re.search(r"\d/8 \[", text) and "file/s" in text, text  # done/total, rate
     assert "\r" in text and "ragls: indexing" not in text, text
     assert re.search(r"^files +8", text.replace("\r", "\n"), re.MULTILINE), text
+
+
+def test_names_and_text_from_the_repository_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    """A file name or a line of code holding an escape sequence is shown escaped: a cloned
+    repository could erase ragls's "skipped" line and print its own in its place."""
+    root = make_tree(
+        tmp_path / "repo",
+        {"a.py": "def pelican():\n    return '\x1b[2J\x1b[32mall good\x1b[0m'\n"},
+    )
+    (root / "x\x1b[2K\r\x1b[32mall good.py").write_text("print(1)\n")
+    indexed = ragls("index", str(root), "-v", cache=tmp_path / "cache")
+    assert indexed.returncode == 0, indexed.stderr
+    assert "unsafe-name: x\\x1b[2K\\r\\x1b[32mall good.py" in indexed.stderr
+    found = ragls("search", str(root), "pelican", cache=tmp_path / "cache")
+    assert "all good" in found.stdout  # the text's escapes are gone (normalised when read)
+    for output in (indexed.stdout, indexed.stderr, found.stdout, found.stderr):
+        assert "\x1b" not in output and "\r" not in output

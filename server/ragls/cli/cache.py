@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ragls.cli.common import printable
+
 
 def _size(count: int) -> str:
     for unit in ("B", "KB", "MB", "GB"):
@@ -31,7 +33,8 @@ def command_cache(args: argparse.Namespace) -> int:
         for entry in cached:
             state = "" if entry.exists else "  (workspace gone)"
             owner = f"  (in use by process {entry.owner_pid})" if entry.owner_pid else ""
-            print(f"{_size(entry.bytes_on_disk):>9}  {entry.root or entry.folder}{state}{owner}")
+            where = entry.root or entry.folder
+            print(printable(f"{_size(entry.bytes_on_disk):>9}  {where}{state}{owner}"))
         total = sum(entry.bytes_on_disk for entry in cached)
         print(f"{len(cached)} cached workspaces, {_size(total)}", file=sys.stderr)
         return 0
@@ -47,10 +50,12 @@ def command_cache(args: argparse.Namespace) -> int:
     for entry in chosen:
         problem = remove_cache(entry)
         if problem is None:
-            print(f"removed {entry.root or entry.folder} ({_size(entry.bytes_on_disk)})")
+            print(printable(f"removed {entry.root or entry.folder} ({_size(entry.bytes_on_disk)})"))
         else:
             failed += 1
-            print(f"ragls: kept {entry.root or entry.folder}: {problem}", file=sys.stderr)
+            print(
+                printable(f"ragls: kept {entry.root or entry.folder}: {problem}"), file=sys.stderr
+            )
     if not chosen:
         print("nothing to remove: every cached workspace still exists", file=sys.stderr)
     return 1 if failed else 0

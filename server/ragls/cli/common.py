@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -70,9 +71,23 @@ class Session:
         self.workspace.stop()
 
 
+# C0 controls but tab, DEL, C1 controls, and the bidirectional overrides and isolates: what a
+# terminal obeys rather than shows.
+_UNSHOWN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with what a terminal would act on (an escape sequence, a carriage return, a
+    right-to-left override) written as ``\\xNN`` / ``\\uNNNN``: file names and contents come
+    from the repository, and a cloned one must not be able to rewrite ragls's report."""
+    if _UNSHOWN.search(text) is None:
+        return text
+    return _UNSHOWN.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
+
+
 def summary(status: IndexStatus, seconds: float) -> str:
     rows = [
-        ("path", status.indexed_path or ""),
+        ("path", printable(status.indexed_path or "")),
         ("files", str(status.file_count)),
         ("chunks", str(status.chunk_count)),
         ("seconds", f"{seconds:.2f}"),
@@ -131,9 +146,9 @@ def print_ranked(results: list[SearchResult], lines: int) -> None:
         symbol = result.metadata.get("symbol", "")
         kind = result.metadata.get("kind", "")
         label = f"  {kind} {symbol}".rstrip() if symbol else ""
-        print(f"{rank:>2}. {location(result)}{label}  (score {result.score:.4f})")
+        print(printable(f"{rank:>2}. {location(result)}{label}  (score {result.score:.4f})"))
         for line in result.content.strip("\n").split("\n")[:lines]:
-            print(f"      {line[:110]}")
+            print(f"      {printable(line[:110])}")
 
 
 def indexed_line(session: Session) -> str:

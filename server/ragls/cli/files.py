@@ -7,6 +7,7 @@ import sys
 
 from ragls.cli.common import (
     folder_config,
+    printable,
     source,
 )
 from ragls.ingest.ingestion import FileIngestionService
@@ -33,8 +34,10 @@ def command_files(args: argparse.Namespace) -> int:
         print(path)
     skipped = len(discovery.skipped) + len(work) - len(listed)
     print(
-        f"ragls: {len(listed)} would be indexed, {skipped} skipped "
-        f"(`ragls index {args.path} -v` says why)",
+        printable(
+            f"ragls: {len(listed)} would be indexed, {skipped} skipped "
+            f"(`ragls index {args.path} -v` says why)"
+        ),
         file=sys.stderr,
     )
     return 0

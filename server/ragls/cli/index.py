@@ -8,6 +8,7 @@ import time
 
 from ragls.cli.common import (
     Session,
+    printable,
     source,
     summary,
 )
@@ -92,9 +93,9 @@ def _report_index(session: Session, args: argparse.Namespace) -> int:
     if args.verbose and report is not None:
         for item in report.skipped:
             detail = f" ({item.detail})" if item.detail else ""
-            print(f"skipped {item.reason.value}: {item.path}{detail}", file=sys.stderr)
+            print(printable(f"skipped {item.reason.value}: {item.path}{detail}"), file=sys.stderr)
         for error in report.errors:
-            print(f"error: {error}", file=sys.stderr)
+            print(printable(f"error: {error}"), file=sys.stderr)
     return 0
 
 
