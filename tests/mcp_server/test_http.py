@@ -147,3 +147,40 @@ def test_a_connection_that_sends_no_request_is_closed(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_requests_whose_body_stops_never_shut_out_a_real_one(tmp_path: Path) -> None:
+    """A client holding the token sends the headers and 1 byte of a 1,000-byte body, 70 times:
+    each such request held its connection for ever, and with 64 of them every later client got
+    a bare reset. They are closed once their body stops arriving; past the limit a new client
+    is told 503."""
+    process, url, token = started(tmp_path)
+    host, port = url.split("/")[2].split(":")
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {token}\r\n"
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        "Content-Length: 1000\r\n\r\n{"
+    ).encode()
+    stalled: list[socket.socket] = []
+    try:
+        for _ in range(70):
+            connection = socket.create_connection((host, int(port)))
+            connection.sendall(head)
+            stalled.append(connection)
+        time.sleep(0.5)  # every one of them is reading its body now
+        with socket.create_connection((host, int(port))) as late:
+            late.settimeout(10)
+            assert late.recv(1024).startswith(b"HTTP/1.1 503 ")
+        stalled[0].settimeout(IDLE_SECONDS + 10)
+        began = time.monotonic()
+        assert stalled[0].recv(1024) == b""  # closed by the server, not timed out
+        assert time.monotonic() - began < IDLE_SECONDS + 5
+        status, text = post(url, HEADERS | {"Authorization": f"Bearer {token}"})
+        assert status == 200, text
+    finally:
+        for connection in stalled:
+            connection.close()
+        process.terminate()
+        process.wait(timeout=30)
+    assert process.stderr is not None
+    assert "Traceback" not in process.stderr.read()

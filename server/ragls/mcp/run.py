@@ -93,7 +93,12 @@ class BearerToken:
                 )
                 await send({"type": "http.response.body", "body": b"a bearer token is required\n"})
                 return
-        await self.app(scope, receive, send)
+        from starlette.requests import ClientDisconnect
+
+        try:
+            await self.app(scope, receive, send)
+        except ClientDisconnect:  # the client left, or its request was timed out: no traceback
+            return
 
 
 def _serve_http(app: ASGIApp, host: str, port: int) -> None:
