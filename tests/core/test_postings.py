@@ -112,3 +112,29 @@ def test_replacing_one_document_in_a_large_base_costs_that_document() -> None:
     assert index.layout == layout and np.shares_memory(index.parts("common")[0][0], base_slots)
     assert index.delta_postings == 3 and index.document_frequency("common") == 30_000
     assert _pairs(index, "fresh") == [("d9", 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        (lambda s: s.base_slots.__setitem__(0, -5), "a negative slot"),
+        (lambda s: s.base_offsets.__setitem__(1, s.base_offsets[2] + 1), "offsets that go back"),
+        (lambda s: s.frequencies.__setitem__(0, -1), "a negative document frequency"),
+        (lambda s: s.lengths.__setitem__(0, float("nan")), "lengths that are not finite"),
+        (lambda s: s.base_values.__setitem__(0, float("inf")), "base_values that are not finite"),
+        (lambda s: s.dead.append("x"), "a removed slot that is not a slot"),
+        (lambda s: s.terms.__setitem__(0, 7), "a term that is not a string"),
+    ],
+)
+def test_a_state_no_index_could_have_written_is_refused(damage: object, named: str) -> None:
+    """Parts whose sizes fit but whose values cannot be (a forged or damaged generation, its
+    checksums written again) loaded, and then every search failed: refused now, so the stored
+    generation is rebuilt from the files."""
+    index = InvertedIndex()
+    index.add_many([(f"d{i}", {"common": 1.0, f"t{i}": 2.0}, 2.0) for i in range(30_000)])
+    index.remove("d7", lambda: ["common", "t7"])
+    state = index.export_state()
+    InvertedIndex().restore_state(state)  # the state as written loads
+    damage(state)  # type: ignore[operator]
+    with pytest.raises(ValueError, match=named):
+        InvertedIndex().restore_state(state)
