@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -167,14 +168,16 @@ def test_requests_whose_body_stops_never_shut_out_a_real_one(tmp_path: Path) -> 
             connection = socket.create_connection((host, int(port)))
             connection.sendall(head)
             stalled.append(connection)
-        time.sleep(0.5)  # every one of them is reading its body now
+        time.sleep(2.0)  # every one of them is reading its body now
         with socket.create_connection((host, int(port))) as late:
             late.settimeout(10)
             assert late.recv(1024).startswith(b"HTTP/1.1 503 ")
-        stalled[0].settimeout(IDLE_SECONDS + 10)
-        began = time.monotonic()
-        assert stalled[0].recv(1024) == b""  # closed by the server, not timed out
-        assert time.monotonic() - began < IDLE_SECONDS + 5
+        time.sleep(IDLE_SECONDS + 3)  # no byte for IDLE_SECONDS: each of them is closed
+        for connection in stalled:
+            connection.settimeout(5)  # closed by the server, so the read ends at once
+            with contextlib.suppress(ConnectionResetError):  # a reset: it had unread bytes
+                answer = connection.recv(1024)
+                assert answer == b"" or answer.startswith(b"HTTP/1.1 503 "), answer
         status, text = post(url, HEADERS | {"Authorization": f"Bearer {token}"})
         assert status == 200, text
     finally:

@@ -94,7 +94,8 @@ class BoundedH11Protocol(H11Protocol):
         return self.busy and self.conn.their_state is h11.SEND_BODY
 
     def _make_room(self) -> None:
-        if len(self.connections) <= MAX_CONNECTIONS:
+        # Connections being closed still count in ``connections`` until their loss is seen.
+        if sum(not other.transport.is_closing() for other in self.connections) <= MAX_CONNECTIONS:
             return
         idle = [
             other
