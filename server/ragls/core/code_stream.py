@@ -57,7 +57,7 @@ from ragls.core.identifiers import path_terms as split_path
 from ragls.core.index_state import StreamState
 from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
 from ragls.core.pruning import PruningStats, QueryTerm, best_first, ranked_slots, top_among
-from ragls.core.ranking.columns import NONE, Interner, says_generated
+from ragls.core.ranking.columns import NONE, START_LINE_KEY, Interner, says_generated
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.core.verbatim import string_terms, verbatim_slots
 from ragls.errors import InvalidArgumentError
@@ -80,7 +80,6 @@ CACHE_BYTES = 32 << 20
 # The index's tags per slot: the Interner numbers of the chunk's file and symbol.
 FILE_TAG, SYMBOL_TAG = 0, 1
 TAG_COUNT = 2
-START_LINE_KEY = "start_line"  # a file's first chunk starts at line "1": it holds the header
 _NO_SLOTS: SlotArray = np.zeros(0, np.int32)
 
 
@@ -584,6 +583,7 @@ class _CodeIndex:
                 metadata = document.metadata
                 row = interner.file_and_symbol(metadata)
                 rows.append(row)
+                # A file's first chunk starts at line 1: it holds the header.
                 if row[0] != NONE and metadata.get(START_LINE_KEY) == "1":
                     interner.mark_generated(row[0], says_generated(document.content))
         if slots:

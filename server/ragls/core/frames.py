@@ -24,9 +24,7 @@ import numpy as np
 
 from ragls.core.documents import Document
 from ragls.core.postings import InvertedIndex, SlotArray
-from ragls.core.ranking.columns import Interner
-
-START_LINE_KEY, END_LINE_KEY = "start_line", "end_line"
+from ragls.core.ranking.columns import END_LINE_KEY, START_LINE_KEY, Interner
 
 
 def frame_slots(

@@ -34,6 +34,8 @@ SOURCE_CODE = len(ROLES)  # the role number of source (no role)
 GENERATED = next(number for number, role in enumerate(ROLES) if role.name == "generated")
 UNKNOWN = -2  # a role not derived yet
 FILE_KEY = "file"
+# A chunk's first and last lines in its metadata (numbers written as strings).
+START_LINE_KEY, END_LINE_KEY = "start_line", "end_line"
 
 
 @lru_cache(maxsize=1 << 14)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,54 +73,60 @@ class IgnoreStack:
     def explain(self, relative: str, is_dir: bool) -> tuple[Match, str | None]:
         """The decision for ``relative`` and the line that made it (``dir/.gitignore:3: build/``),
         deeper files first, the last matching line of a file winning (git's precedence)."""
+        for rules, below in self._lists_for(relative):
+            pattern = rules.deciding(below, is_dir)
+            if pattern is not None:
+                decision = Match.WHITELIST if pattern.negated else Match.IGNORE
+                return decision, rules.origin(pattern)
+        return Match.NONE, None
+
+    def _lists_for(self, relative: str) -> Iterator[tuple[IgnoreFile, bytes]]:
+        """The ignore lists that may decide ``relative``, in git's precedence (its directories'
+        from the deepest up, then the whole work tree's), each with the path as it reads it."""
         encoded = os.fsencode(relative)
         parts = relative.split("/")
         for depth in range(len(parts) - 1, -1, -1):
             directory = "/".join(parts[:depth])
             rules = self.rules_for(directory).rules
-            if rules is None or not len(rules):
-                continue
-            below = encoded if not directory else encoded[len(os.fsencode(directory)) + 1 :]
-            pattern = rules.deciding(below, is_dir)
-            if pattern is not None:
-                decision = Match.WHITELIST if pattern.negated else Match.IGNORE
-                return decision, rules.origin(pattern)
+            if rules is not None and len(rules):
+                yield rules, encoded[len(os.fsencode(directory)) + 1 :] if directory else encoded
         excludes = self.rules_for("").excludes
         if excludes is not None:
-            pattern = excludes.deciding(encoded, is_dir)
-            if pattern is not None:
-                decision = Match.WHITELIST if pattern.negated else Match.IGNORE
-                return decision, excludes.origin(pattern)
-        return Match.NONE, None
+            yield excludes, encoded
 
     def _load(self, directory: str) -> DirectoryRules:
-        contents: list[bytes] = []
-        labels: list[str] = []
         symlinked: list[str] = []
         base = self.root / directory if directory else self.root
-        for name in IGNORE_FILE_NAMES:
-            path = base / name
-            label = f"{directory}/{name}" if directory else name
+        own = [
+            (base / name, f"{directory}/{name}" if directory else name)
+            for name in IGNORE_FILE_NAMES
+        ]
+        rules = self._read_all(own, symlinked)
+        if isinstance(rules, DirectoryRules):
+            return rules
+        excludes: IgnoreFile | None = None
+        if not directory:
+            found = self._read_all(work_tree_excludes(self.root), symlinked)
+            if isinstance(found, DirectoryRules):
+                return found
+            excludes = found if len(found) else None
+        return DirectoryRules(rules=rules, symlinked=tuple(symlinked), excludes=excludes)
+
+    def _read_all(
+        self, files: list[tuple[Path, str]], symlinked: list[str]
+    ) -> IgnoreFile | DirectoryRules:
+        """The patterns of ``files`` ((path, label), read in order), or the refusal of the
+        first that cannot be used."""
+        contents: list[bytes] = []
+        labels: list[str] = []
+        for path, label in files:
             content = self._read(path, label, symlinked)
             if isinstance(content, DirectoryRules):
                 return content
             if content is not None:
                 contents.append(content)
                 labels.append(label)
-        rules = IgnoreFile.parse(*contents, labels=tuple(labels))
-        excludes = None
-        if not directory:
-            found: list[bytes] = []
-            found_labels: list[str] = []
-            for path, label in work_tree_excludes(self.root):
-                content = self._read(path, label, symlinked)
-                if isinstance(content, DirectoryRules):
-                    return content
-                if content is not None:
-                    found.append(content)
-                    found_labels.append(label)
-            excludes = IgnoreFile.parse(*found, labels=tuple(found_labels)) if found else None
-        return DirectoryRules(rules=rules, symlinked=tuple(symlinked), excludes=excludes)
+        return IgnoreFile.parse(*contents, labels=tuple(labels))
 
     def _read(self, path: Path, label: str, symlinked: list[str]) -> bytes | DirectoryRules | None:
         """An ignore file's content; None if there is none to read (missing, not a regular
