@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.test_transport import RawClient
+from tests.e2e.test_transport import RawClient, exits_cleanly, send_initialize
 from tests.ingest.trees import make_tree
 
 
@@ -31,24 +31,14 @@ def test_folders_that_cannot_be_opened_are_reported_and_the_others_indexed(
         while (message := client.receive()).get("method") != method:
             messages.append(message)
 
-    try:
-        client.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "capabilities": {},
-                    "workspaceFolders": [
-                        folder(loop, "loop"),
-                        folder(nul, "nul"),
-                        folder(too_long, "long"),
-                        folder(good.as_uri(), "good"),
-                    ],
-                },
-            }
-        )
-        assert "result" in client.answer_to(1)
+    with exits_cleanly(client):
+        folders = [
+            folder(loop, "loop"),
+            folder(nul, "nul"),
+            folder(too_long, "long"),
+            folder(good.as_uri(), "good"),
+        ]
+        assert "result" in send_initialize(client, folders)
         client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         until("rag/indexUpdated")
         shown = [
@@ -72,12 +62,3 @@ def test_folders_that_cannot_be_opened_are_reported_and_the_others_indexed(
             client.send({"jsonrpc": "2.0", "id": number, "method": "rag/search", "params": params})
             results = client.answer_to(number)["result"]["results"]
             assert [r["metadata"]["file"] for r in results] == [file]
-        client.send({"jsonrpc": "2.0", "id": 9, "method": "shutdown"})
-        client.answer_to(9)
-        client.send({"jsonrpc": "2.0", "method": "exit"})
-        assert client.process.wait(timeout=15) == 0
-    finally:
-        client.process.kill()
-        client.process.wait()
-    assert client.process.stderr is not None
-    assert b"Traceback" not in client.process.stderr.read()

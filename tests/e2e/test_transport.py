@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,19 +54,37 @@ class RawClient:
                 return message
 
 
+def send_initialize(
+    client: RawClient, folders: list[dict[str, str]], options: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The answer to ``initialize`` (id 1) with ``folders`` (``{uri, name}``) and ``options``."""
+    params: dict[str, Any] = {"capabilities": {}, "workspaceFolders": folders}
+    if options is not None:
+        params["initializationOptions"] = options
+    client.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    return client.answer_to(1)
+
+
+@contextmanager
+def exits_cleanly(client: RawClient) -> Iterator[None]:
+    """Run the block, then shut the server down: it must exit 0 and write no traceback (it is
+    killed whatever happens)."""
+    try:
+        yield
+        client.send({"jsonrpc": "2.0", "id": 99, "method": "shutdown"})
+        assert client.answer_to(99)["result"] is None
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.process.wait(timeout=15) == 0
+    finally:
+        client.process.kill()
+        client.process.wait()
+    assert client.process.stderr is not None
+    assert b"Traceback" not in client.process.stderr.read()
+
+
 def initialize(client: RawClient, root: Path) -> None:
-    client.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "capabilities": {},
-                "workspaceFolders": [{"uri": root.as_uri(), "name": "w"}],
-            },
-        }
-    )
-    assert client.answer_to(1)["result"]["serverInfo"]["name"] == "ragls"
+    answer = send_initialize(client, [{"uri": root.as_uri(), "name": "w"}])
+    assert answer["result"]["serverInfo"]["name"] == "ragls"
     client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     while client.receive().get("method") != "rag/indexUpdated":
         pass
@@ -167,7 +187,7 @@ def test_requests_pygls_could_not_read_are_answered_and_the_server_goes_on(
     without "jsonrpc": "2.0" and an initialize pygls could not structure got no answer."""
     root = make_tree(tmp_path, {"a.py": "def pelican():\n    pass\n"})
     client = RawClient()
-    try:
+    with exits_cleanly(client):
         bad_initializes = [
             ({}, "params.capabilities must be an object"),
             ({"capabilities": {}, "processId": "x"}, "processId"),
@@ -199,15 +219,6 @@ def test_requests_pygls_could_not_read_are_answered_and_the_server_goes_on(
             {"jsonrpc": "2.0", "id": 9, "method": "rag/search", "params": {"query": "pelican"}}
         )
         assert [r["metadata"]["file"] for r in client.answer_to(9)["result"]["results"]] == ["a.py"]
-        client.send({"jsonrpc": "2.0", "id": 10, "method": "shutdown"})
-        assert client.answer_to(10)["result"] is None
-        client.send({"jsonrpc": "2.0", "method": "exit"})
-        assert client.process.wait(timeout=15) == 0
-    finally:
-        client.process.kill()
-        client.process.wait()
-    assert client.process.stderr is not None
-    assert b"Traceback" not in client.process.stderr.read()
 
 
 def test_added_documents_keep_their_metadata_keys_as_sent(tmp_path: Path) -> None:
@@ -223,7 +234,7 @@ def test_added_documents_keep_their_metadata_keys_as_sent(tmp_path: Path) -> Non
         "title": "t",
     }
     client = RawClient()
-    try:
+    with exits_cleanly(client):
         initialize(client, root)
         client.send(
             {
@@ -240,6 +251,3 @@ def test_added_documents_keep_their_metadata_keys_as_sent(tmp_path: Path) -> Non
         assert client.answer_to(3)["result"]["document"]["metadata"] == metadata
         client.send({"jsonrpc": "2.0", "id": 4, "method": "rag/listDocuments", "params": {}})
         assert client.answer_to(4)["result"]["documents"][0]["metadata"] == metadata
-    finally:
-        client.process.kill()
-        client.process.wait()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_restart import call, stop
-from tests.e2e.test_transport import RawClient
+from tests.e2e.test_transport import RawClient, send_initialize
 from tests.gitrepo import git
 from tests.store.test_team_index import clone_of, head, project, ragls, team  # noqa: F401
 
@@ -75,19 +75,9 @@ def test_the_daemon_logs_no_password_at_info_level(
     logged: list[bytes] = []
     reader = threading.Thread(target=lambda: logged.append(client.process.stderr.read()))  # type: ignore[union-attr]
     reader.start()
-    client.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "capabilities": {},
-                "workspaceFolders": [{"uri": laptop.as_uri(), "name": "shop"}],
-                "initializationOptions": {"persistence": {"store": with_password(team)}},
-            },
-        }
-    )
-    messages: list[dict[str, Any]] = [client.answer_to(1)]
+    folders = [{"uri": laptop.as_uri(), "name": "shop"}]
+    options = {"persistence": {"store": with_password(team)}}
+    messages: list[dict[str, Any]] = [send_initialize(client, folders, options)]
     client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     while (message := client.receive()).get("method") != "rag/indexUpdated":
         messages.append(message)
@@ -104,19 +94,7 @@ def daemon_statuses(laptop: Path, options: dict[str, Any]) -> list[dict[str, Any
     """Every ``rag/status`` of a real daemon on ``laptop`` asked for without pause from
     ``initialized`` until its first generation, and one after it."""
     client = RawClient()
-    client.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "capabilities": {},
-                "workspaceFolders": [{"uri": laptop.as_uri(), "name": "shop"}],
-                "initializationOptions": options,
-            },
-        }
-    )
-    client.answer_to(1)
+    send_initialize(client, [{"uri": laptop.as_uri(), "name": "shop"}], options)
     client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     statuses, updated, request = [], False, 10
     while not updated:
