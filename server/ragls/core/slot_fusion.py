@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ragls.core.code_stream import FILE_TAG, SYMBOL_TAG, CodeStream
 from ragls.core.documents import SearchResult
@@ -72,7 +74,17 @@ def fuse_views(
     shared = views[0][0].shared
     with shared.lock:
         index = shared.index
-        slot_parts, contribution_parts, rank_parts = [], [], []
+        slot_parts: list[SlotArray] = []
+        contribution_parts: list[npt.NDArray[np.floating[Any]]] = []
+        rank_parts: list[npt.NDArray[np.int64]] = []
+
+        def add_ranking(found: SlotArray, weight: float) -> None:
+            """One more ranking (best first) in the fusion: ``weight / (60 + rank + 1)`` each."""
+            ranks = np.arange(len(found), dtype=np.int64)
+            slot_parts.append(found)
+            contribution_parts.append(weight / (RRF_K + ranks + 1.0))
+            rank_parts.append(ranks)
+
         pool: tuple[SlotArray, set[str]] | None = None  # the first view's best, its terms
         for view, weight, terms in asked:
             try:
@@ -85,25 +97,14 @@ def fuse_views(
             except Exception:
                 log.exception("retrieval stream %r failed; skipping it", view.name)
                 continue
-            ranks = np.arange(len(found), dtype=np.int64)
-            slot_parts.append(found)
-            contribution_parts.append(weight / (RRF_K + ranks + 1.0))
-            rank_parts.append(ranks)
+            add_ranking(found, weight)
         if ranking is not None and ranking[1].quoted:
-            found = verbatim_slots(index, shared.documents, ranking[1].quoted)
-            ranks = np.arange(len(found), dtype=np.int64)
-            slot_parts.append(found)
-            contribution_parts.append(VERBATIM_WEIGHT / (RRF_K + ranks + 1.0))
-            rank_parts.append(ranks)
+            add_ranking(verbatim_slots(index, shared.documents, ranking[1].quoted), VERBATIM_WEIGHT)
         if ranking is not None and ranking[1].frame_lines:
+            plan = ranking[1]
             files = index.tags[:, FILE_TAG]
-            found = frame_slots(
-                index, shared.documents, shared.interner, files, ranking[1].frame_lines
-            )
-            ranks = np.arange(len(found), dtype=np.int64)
-            slot_parts.append(found)
-            contribution_parts.append(ranking[1].weights.frames / (RRF_K + ranks + 1.0))
-            rank_parts.append(ranks)
+            found = frame_slots(index, shared.documents, shared.interner, files, plan.frame_lines)
+            add_ranking(found, plan.weights.frames)
         if not slot_parts or not sum(len(part) for part in slot_parts):
             return []
         candidates, inverse = np.unique(np.concatenate(slot_parts), return_inverse=True)
