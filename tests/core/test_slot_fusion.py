@@ -168,9 +168,14 @@ def test_order_by_score_breaks_ties_by_rank_then_id() -> None:
     scores = np.array([1.0, 2.0, 1.0, 1.0, 2.0])
     ranks = np.array([3, 0, 1, 1, 0], np.int64)
     ids = ["e", "d", "c", "a", "b"]
-    order = order_by_score(scores, ranks, ids.__getitem__)
+    order = order_by_score(scores, ranks, lambda positions: [ids[p] for p in positions.tolist()])
     assert [ids[i] for i in order.tolist()] == ["b", "d", "a", "c", "e"]
-    assert [ids[i] for i in order_by_score(scores, None, ids.__getitem__).tolist()] == [
+    assert [
+        ids[i]
+        for i in order_by_score(
+            scores, None, lambda positions: [ids[p] for p in positions.tolist()]
+        ).tolist()
+    ] == [
         "b",
         "d",
         "a",
@@ -187,9 +192,19 @@ def test_order_by_score_is_a_sort_by_score_rank_then_id(seed: int) -> None:
     ranks = np.array([rng.randint(0, 3) for _ in range(size)], np.int64)
     ids = [f"doc{rng.randint(0, 10**6):07d}-{n}" for n in range(size)]
     expected = sorted(range(size), key=lambda i: (-scores[i], ranks[i], ids[i]))
-    assert order_by_score(scores, ranks, ids.__getitem__).tolist() == expected
+    assert (
+        order_by_score(
+            scores, ranks, lambda positions: [ids[p] for p in positions.tolist()]
+        ).tolist()
+        == expected
+    )
     expected = sorted(range(size), key=lambda i: (-scores[i], ids[i]))
-    assert order_by_score(scores, None, ids.__getitem__).tolist() == expected
+    assert (
+        order_by_score(
+            scores, None, lambda positions: [ids[p] for p in positions.tolist()]
+        ).tolist()
+        == expected
+    )
 
 
 def test_slot_fusion_after_a_restore() -> None:

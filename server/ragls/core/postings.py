@@ -282,6 +282,11 @@ class InvertedIndex:
         assert document_id is not None
         return document_id
 
+    def ids_at(self, slots: SlotArray) -> list[str]:
+        """The ids of live ``slots`` (one call for many: :meth:`id_at` each costs a call)."""
+        by_slot = self._id_by_slot
+        return [by_slot[slot] for slot in slots.tolist()]
+
     def slot_of(self, document_id: str) -> int | None:
         return self._slot_by_id.get(document_id)
 

@@ -14,7 +14,7 @@ postings (``self``, ``return``), which grow with the corpus.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -242,8 +242,7 @@ def best_first(
     slots: SlotArray, scores: FloatArray, index: InvertedIndex, top_k: int
 ) -> tuple[SlotArray, FloatArray]:
     """The first ``top_k`` of ``slots`` by score, ties broken by id (SPEC §5)."""
-    slot_list = slots.tolist()
-    order = order_by_score(scores, None, lambda position: index.id_at(slot_list[position]))
+    order = order_by_score(scores, None, lambda positions: index.ids_at(slots[positions]))
     order = order[:top_k]
     return slots[order], scores[order]
 
@@ -305,11 +304,12 @@ def _weighed_at(term: QueryTerm, number: int, posting: IntArray) -> FloatArray:
 
 
 def order_by_score(
-    scores: FloatArray, ranks: IntArray | None, id_of: Callable[[int], str]
+    scores: FloatArray, ranks: IntArray | None, ids_of: Callable[[IntArray], Sequence[str]]
 ) -> IntArray:
     """Positions of ``scores`` ordered by score descending, then ``ranks`` ascending (if given),
-    then ``id_of(position)``: the order every ranking of ragls uses (SPEC §5), sorted in numpy;
-    only runs of equal (score, rank) go back to Python for their ids."""
+    then id: the order every ranking of ragls uses (SPEC §5), sorted in numpy; only the members
+    of runs of equal (score, rank) have their ids looked up (``ids_of`` takes their positions
+    and gives their ids, one call for all)."""
     keys = (-scores,) if ranks is None else (ranks, -scores)
     order = np.lexsort(keys).astype(np.int64)
     if len(order) < 2:
@@ -321,16 +321,14 @@ def order_by_score(
         same &= sorted_ranks[1:] == sorted_ranks[:-1]
     if not same.any():
         return order
-    # Every member of a run of ties is given the rank of its id among the members (one call of
-    # ``id_of`` each), and the sort is done again with that rank as the last key.
+    # Every member of a run of ties is given the rank of its id among the members, and the sort
+    # is done again with that rank as the last key.
     member = np.zeros(len(order), bool)
     member[:-1] = same  # position i ties with i + 1
     member[1:] |= same
-    members = order[member].tolist()
-    ids = [id_of(position) for position in members]
+    members = order[member]
+    ids = ids_of(members)
     id_rank = np.zeros(len(scores), np.int64)
-    id_rank[[members[k] for k in sorted(range(len(ids)), key=ids.__getitem__)]] = np.arange(
-        len(ids)
-    )
+    id_rank[members[sorted(range(len(ids)), key=ids.__getitem__)]] = np.arange(len(ids))
     last = (id_rank, -scores) if ranks is None else (id_rank, ranks, -scores)
     return np.lexsort(last).astype(np.int64)

@@ -115,7 +115,7 @@ def fuse_views(
         best_rank = np.full(len(candidates), np.iinfo(np.int64).max, np.int64)
         np.minimum.at(best_rank, inverse, np.concatenate(rank_parts))
         order = order_by_score(
-            fused, best_rank, lambda position: index.id_at(int(candidates[position]))
+            fused, best_rank, lambda positions: index.ids_at(candidates[positions])
         )
         slots = candidates[order]
         scores = fused[order]
@@ -130,7 +130,7 @@ def fuse_views(
                 files=tags[:, FILE_TAG].astype(np.int64),
                 symbols=tags[:, SYMBOL_TAG].astype(np.int64),
                 interner=shared.interner,
-                id_of=lambda position: index.id_at(slot_list[position]),
+                ids_of=lambda positions: index.ids_at(slots[positions]),
                 text_of=lambda position: documents[index.id_at(slot_list[position])].content,
             )
             final, scores = layer.rerank_columns(plan, columns)

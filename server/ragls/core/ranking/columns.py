@@ -11,7 +11,7 @@ of one query as arrays over those numbers, so the rules are a few numpy operatio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -173,7 +173,7 @@ class Columns:
     files: IntArray  # Interner numbers of metadata ``file``; NONE without one
     symbols: IntArray  # Interner numbers of symbols with a kind; NONE otherwise
     interner: Interner
-    id_of: Callable[[int], str]  # a candidate's document id (for ties), by position
+    ids_of: Callable[[IntArray], Sequence[str]]  # candidates' document ids (for ties), by position
     text_of: Callable[[int], str]  # a candidate's content, by position
 
     def __len__(self) -> int:

@@ -175,7 +175,7 @@ class RankingLayer:
             files=np.array([file for file, _ in numbers], np.int64),
             symbols=np.array([symbol for _, symbol in numbers], np.int64),
             interner=interner,
-            id_of=lambda position: candidates[position].document.id,
+            ids_of=lambda positions: [candidates[p].document.id for p in positions.tolist()],
             text_of=lambda position: candidates[position].document.content,
         )
         order, scores = self.rerank_columns(plan, columns)
@@ -213,7 +213,7 @@ class RankingLayer:
         if plan.reads_text:
             _text_factors(plan, columns, factor)
         scores = columns.scores * factor
-        order = order_by_score(scores, columns.best_ranks, columns.id_of)
+        order = order_by_score(scores, columns.best_ranks, columns.ids_of)
         if weights.coherence or weights.diminishing != 1.0:
             order = _by_file(order, scores, columns, weights)
         return order, scores
@@ -422,7 +422,7 @@ def _by_file(
     if diminishing != 1.0:
         updated = updated * diminishing ** place.astype(np.float64)
     scores[chosen] = updated
-    return order_by_score(scores, columns.best_ranks, columns.id_of)
+    return order_by_score(scores, columns.best_ranks, columns.ids_of)
 
 
 def _names_file(path: str, files: tuple[str, ...]) -> bool:
