@@ -19,7 +19,9 @@ from ragls.core.code_stream import (
     query_terms,
 )
 from ragls.core.documents import Document
+from ragls.core.postings import InvertedIndex
 from ragls.errors import InvalidArgumentError
+from ragls.service.pipelines import WORKSPACE
 
 
 def chunk(doc_id: str, content: str, file: str, symbol: str = "", kind: str = "") -> Document:
@@ -229,6 +231,40 @@ def test_long_terms_keep_their_weighed_postings_until_the_index_changes(
     fresh.replace_documents((), documents[1:])
     expected = [(r.id, r.score) for r in fresh.search(query, 50)]
     assert [(r.id, r.score) for r in stream.search(query, 50)] == expected
+
+
+def test_terms_are_looked_up_once_per_version_of_the_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(5)
+    words = ["alpha", "beta", "gamma", "delta", "parse_header", "merge"]
+    documents = [
+        chunk(f"d{n:03d}", " ".join(rng.choices(words, k=8)), f"src/f{n % 17}.py")
+        for n in range(200)
+    ]
+    stream = CodeStream(weights=WORKSPACE.fields)
+    stream.replace_documents((), documents)
+    looked_up: list[str] = []
+    original = InvertedIndex.parts
+
+    def counting(self: InvertedIndex, term: str) -> object:
+        looked_up.append(term)
+        return original(self, term)
+
+    monkeypatch.setattr(InvertedIndex, "parts", counting)
+    first = [(r.id, r.score) for r in stream.search("alpha merge", 20)]
+    asked = len(looked_up)
+    assert asked >= 2  # each word in each field, the ones without postings included
+    assert [(r.id, r.score) for r in stream.search("merge alpha", 20)] == first
+    assert [(r.id, r.score) for r in stream.search("alpha nosuchword", 20)]
+    assert looked_up[asked:] == [term for term in looked_up[asked:] if "nosuchword" in term]
+    stream.remove("d000")  # a write: every look-up is stale
+    del looked_up[:]
+    after = [(r.id, r.score) for r in stream.search("alpha merge", 20)]
+    assert len(looked_up) == asked
+    fresh = CodeStream(weights=WORKSPACE.fields)
+    fresh.replace_documents((), documents[1:])
+    assert after == [(r.id, r.score) for r in fresh.search("alpha merge", 20)]
 
 
 def _results(stream: CodeStream) -> list[list[tuple[str, float]]]:
