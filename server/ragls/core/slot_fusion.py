@@ -123,7 +123,6 @@ def fuse_views(
         documents = shared.documents
         if ranking is not None:
             layer, plan = ranking
-            slot_list = slots.tolist()
             columns = Columns(
                 scores=scores,
                 best_ranks=best_rank[order],
@@ -131,7 +130,7 @@ def fuse_views(
                 symbols=tags[:, SYMBOL_TAG].astype(np.int64),
                 interner=shared.interner,
                 ids_of=lambda positions: index.ids_at(slots[positions]),
-                text_of=lambda position: documents[index.id_at(slot_list[position])].content,
+                texts_of=lambda count: [documents[i].content for i in index.ids_at(slots[:count])],
             )
             final, scores = layer.rerank_columns(plan, columns)
         else:

@@ -174,7 +174,7 @@ class Columns:
     symbols: IntArray  # Interner numbers of symbols with a kind; NONE otherwise
     interner: Interner
     ids_of: Callable[[IntArray], Sequence[str]]  # candidates' document ids (for ties), by position
-    text_of: Callable[[int], str]  # a candidate's content, by position
+    texts_of: Callable[[int], list[str]]  # the contents of the first n candidates
 
     def __len__(self) -> int:
         return len(self.scores)
