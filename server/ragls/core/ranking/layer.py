@@ -392,23 +392,25 @@ def _by_file(
     own = scores[head].tolist()
     places: list[int] = []
     held: dict[int, int] = {}
-    best: dict[int, list[float]] = {}  # each file's three best scores, best first (head order)
+    best: dict[int, list[float]] = {}  # each file's three best scores (head order), 0.0 missing
     for file, score in zip(files, own, strict=True):
         place = held.get(file, 0)
         held[file] = place + 1
         places.append(place)
-        if place < 3:
-            best.setdefault(file, []).append(score)
+        if place == 0:
+            best[file] = [score, 0.0, 0.0]
+        elif place < 3:
+            best[file][place] = score
     # With no diminishing returns only the files with several chunks in the head change.
     least = 1 if diminishing != 1.0 else 2
     changed: list[int] = []
     updated: list[float] = []
-    for position, (file, score, place) in enumerate(zip(files, own, places, strict=True)):
+    for position, file in enumerate(files):
         if file == NONE or held[file] < least:
             continue
-        three = best[file]
-        two = three[0] + (three[1] if len(three) > 1 else 0.0)
-        others = two if place >= 2 else two + (three[2] if len(three) > 2 else 0.0) - score
+        first, second, third = best[file]
+        place, score = places[position], own[position]
+        others = first + second if place >= 2 else first + second + third - score
         value = score + coherence * others
         if diminishing != 1.0:
             value = value * diminishing ** float(place)
