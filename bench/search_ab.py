@@ -1,6 +1,6 @@
 """Two versions' search latency, interleaved query by query (docs/benchmarks.md).
 
-    python bench/search_ab.py ROOT QUERIES.json SERVER_A SERVER_B [--passes 4] [--pipeline workspace]
+    python bench/search_ab.py ROOT QUERIES.json SERVER_A SERVER_B [--passes 4] [--pipeline NAME]
 
 SERVER_A and SERVER_B are two checkouts' ``server`` folders (e.g. ``git archive`` of two
 commits). Each runs in a process of its own (``--worker``, with that folder on the path), and
