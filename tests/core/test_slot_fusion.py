@@ -11,6 +11,7 @@ from ragls.core.code_stream import SYMBOL_TAG, CodeStream
 from ragls.core.documents import Document, SearchResult
 from ragls.core.fusion import HybridRetriever, StreamSpec
 from ragls.core.pruning import order_by_score
+from ragls.core.ranking import columns
 from ragls.core.ranking.layer import RankingLayer
 from ragls.service.pipelines import WORKSPACE
 
@@ -114,6 +115,34 @@ def test_slot_fusion_builds_results_only_for_the_answers(monkeypatch: pytest.Mon
     monkeypatch.setattr(SearchResult, "__init__", counting)
     assert len(fast.retrieve("session cache timeout retry stream buffer", 5)) == 5
     assert created == 5  # not one per candidate and stream (up to 400)
+
+
+def test_file_roles_are_derived_when_indexed_not_in_searches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    documents = corpus()
+    fast, general = retrievers(documents)
+    derived: list[str] = []
+    original = columns._role_code
+
+    def counting(path: str, generated: bool = False) -> int:
+        derived.append(path)
+        return original(path, generated)
+
+    monkeypatch.setattr(columns, "_role_code", counting)
+    for query in QUERIES:
+        fast.retrieve(query, 10)
+    assert derived == []  # every file's role was derived as its chunks were indexed
+    code = fast.streams[0].stream
+    assert isinstance(code, CodeStream)
+    added = Document("new0", "parse header token", {"file": "tests/test_new.py", "format": "code"})
+    code.replace_documents((), [added])
+    assert derived == ["tests/test_new.py"]  # a new file's, once, at its commit
+    for query in QUERIES:  # and the rankings are the general path's, roles included
+        expected = [(r.document.id, r.score) for r in general.retrieve(query, 10)]
+        del derived[:]  # (the general path numbers its candidates' files for each query)
+        assert [(r.document.id, r.score) for r in fast.retrieve(query, 10)] == expected
+        assert derived == []
 
 
 def test_the_whole_identifier_view_looks_up_the_split_views_best() -> None:

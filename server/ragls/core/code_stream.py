@@ -633,6 +633,7 @@ class _CodeIndex:
                     interner.mark_generated(row[0], says_generated(document.content))
         if slots:
             index.tags[slots] = rows
+        interner.derive_roles()
 
     def unindex(self, document_id: str) -> bool:
         document = self.documents.pop(document_id, None)
