@@ -308,9 +308,15 @@ def _definition_factors(plan: RankingPlan, columns: Columns) -> FloatArray:
     gains = {}
     for number in containing:
         whole, last = symbol_keys(values[number])
-        gains[number] = 1.0 + weight * max(names.get(last, 0.0), names.get(whole, 0.0))
+        gain = 1.0 + weight * max(names.get(last, 0.0), names.get(whole, 0.0))
+        if gain != 1.0:
+            gains[number] = gain
     if gains:  # NONE is never a key: chunks without a definition keep 1
-        factor = np.array([gains.get(number, 1.0) for number in symbols.tolist()])
+        keys = np.array(sorted(gains), np.int64)
+        found = np.searchsorted(keys, symbols)
+        found[found == len(keys)] = 0
+        hit = keys[found] == symbols
+        factor[hit] = np.array([gains[number] for number in keys.tolist()])[found[hit]]
     return factor
 
 
