@@ -145,6 +145,34 @@ def test_file_roles_are_derived_when_indexed_not_in_searches(
         assert derived == []
 
 
+def test_a_restored_index_leaves_roles_to_the_searches_that_meet_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    documents = corpus()
+    original = CodeStream(weights=WORKSPACE.fields)
+    original.replace_documents((), documents)
+    fast, _ = retrievers([])
+    code = fast.streams[0].stream
+    assert isinstance(code, CodeStream)
+    derived: list[str] = []
+    counted = columns._role_code
+
+    def counting(path: str, generated: bool = False) -> int:
+        derived.append(path)
+        return counted(path, generated)
+
+    monkeypatch.setattr(columns, "_role_code", counting)
+    code.restore_state(original.export_state(), {d.id: d for d in documents})
+    assert derived == []  # a restart answers first
+    fast.retrieve("parse header", 10)
+    files = {d.metadata["file"] for d in documents if d.metadata}
+    assert 0 < len(derived) < len(files)  # the candidates' files only
+    del derived[:]
+    added = Document("new0", "parse header token", {"file": "tests/test_new.py", "format": "code"})
+    code.replace_documents((), [added])
+    assert derived == ["tests/test_new.py"]  # a commit after it: its new file's, not all
+
+
 def test_the_whole_identifier_view_looks_up_the_split_views_best() -> None:
     fast, _ = retrievers(corpus())
     code, words = (spec.stream for spec in fast.streams)

@@ -311,7 +311,7 @@ class CodeStream:
             self._state.forget_norms()
             self._state.interner = Interner()
             self._state.weighed_terms = WeighedTerms()  # versions restart with a new index
-            self._state.tag(held.values())
+            self._state.tag(held.values(), restored=True)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -616,9 +616,11 @@ class _CodeIndex:
         self.weighed_terms = WeighedTerms()
         self._norms: dict[tuple[float, float], tuple[int, FloatArray]] = {}
 
-    def tag(self, documents: Iterable[Document]) -> None:
+    def tag(self, documents: Iterable[Document], restored: bool = False) -> None:
         """Set the file and symbol tags of ``documents``' slots (after they were indexed), and
-        whether each file whose first chunk is among them says it is generated."""
+        whether each file whose first chunk is among them says it is generated; new files'
+        roles are derived now, unless the documents are a ``restored`` index's
+        (:meth:`Interner.derive_roles`)."""
         index, interner = self.index, self.interner
         slots, rows = [], []
         for document in documents:
@@ -633,7 +635,7 @@ class _CodeIndex:
                     interner.mark_generated(row[0], says_generated(document.content))
         if slots:
             index.tags[slots] = rows
-        interner.derive_roles()
+        interner.derive_roles(now=not restored)
 
     def unindex(self, document_id: str) -> bool:
         document = self.documents.pop(document_id, None)
