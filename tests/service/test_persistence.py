@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from ragls.core.documents import Document
 from ragls.core.index_state import StreamState
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
+from ragls.ingest import indexer as indexer_module
 from ragls.service.persistence.link import Persistence
 from ragls.service.pipelines import SEED, WORKSPACE, Pipeline
 from ragls.service.rag_service import RagService
@@ -270,3 +272,30 @@ def test_symbols_come_back_with_the_stored_generation_without_reading_files(
 
     assert found(second) == found(first) != []
     assert first.find_symbols("ledger.add", 10)[1] == second.find_symbols("ledger.add", 10)[1]
+
+
+def test_masked_secrets_are_counted_after_a_restart_reading_only_their_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "AKIA" + "Q3EGRZ7XJ2NDB5LW"
+    root = tree(tmp_path / "tree")
+    (root / "deploy.py").write_text(f'AWS_ACCESS_KEY_ID = "{key}"\nREGION = "eu-west-1"\n')
+    (root / "notes.md").write_text("Prose → ‹redacted› is not a marker, no secret in it.\n")
+    cache = tmp_path / "cache"
+    first = indexed_and_saved(root, cache)
+    assert dict(first.get_status().redacted) == {"aws-access-key": 1}
+    counted: list[str] = []
+    original = indexer_module.markers_in
+
+    def counting(documents: Iterable[Document]) -> Counter[str]:
+        chosen = list(documents)
+        counted.extend(d.id for d in chosen)
+        return original(chosen)
+
+    monkeypatch.setattr(indexer_module, "markers_in", counting)
+    second = service(root, cache)
+    second.index_directory(root)  # the stored generation, then a run that changes nothing
+    report = second.last_report
+    assert report is not None and report.chunks_added == 0
+    assert dict(second.get_status().redacted) == {"aws-access-key": 1}
+    assert counted and all(i.startswith("deploy.py") for i in counted)  # not all the texts

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,10 +226,13 @@ class FileIndexer:
         skips: Sequence[tuple[str, str, str]],
         documents: Mapping[str, Document],
         symbols: Mapping[str, FileSymbols] | None = None,
+        marked: Collection[str] | None = None,
     ) -> None:
         """Remember what :meth:`export_records` gave, the chunks taken from ``documents``, the
         symbols from ``symbols`` (:meth:`export_symbols`; KeyError, ValueError or TypeError if
-        they do not fit; nothing changes then)."""
+        they do not fit; nothing changes then). ``marked``, when given, holds the ids of every
+        document whose text holds a masked secret's marker: only those are read to count
+        them."""
         symbols = symbols or {}
         restored: dict[str, FileRecord] = {}
         for path, digest, size, mtime, ctime, inode, read_ns, ids, skip in records:
@@ -248,7 +251,12 @@ class FileIndexer:
             )
         kept = {path: Skipped(path, SkipReason(reason), detail) for path, reason, detail in skips}
         self._root, self._records, self._skips = root, FileRecords(restored), Skips(kept)
-        self._redactions = markers_in(d for record in restored.values() for d in record.documents)
+        self._redactions = markers_in(
+            d
+            for record in restored.values()
+            for d in record.documents
+            if marked is None or d.id in marked
+        )
         self._windowed = windowed_languages(
             d for record in restored.values() for d in record.documents
         )

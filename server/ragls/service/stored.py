@@ -107,7 +107,7 @@ class StoredGeneration(SessionCore):
         root = Path(state.root) if state.root else None
         if root is not None:
             self._indexer.restore_records(
-                root, state.records, state.skips, documents, state.symbols
+                root, state.records, state.skips, documents, state.symbols, state.marked
             )
         self._added = {i: documents[i] for i in state.added}
         self._last_config = None if state.source is None else snapshot.source_config(state.source)
