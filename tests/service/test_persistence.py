@@ -280,7 +280,7 @@ def test_masked_secrets_are_counted_after_a_restart_reading_only_their_texts(
     key = "AKIA" + "Q3EGRZ7XJ2NDB5LW"
     root = tree(tmp_path / "tree")
     (root / "deploy.py").write_text(f'AWS_ACCESS_KEY_ID = "{key}"\nREGION = "eu-west-1"\n')
-    (root / "notes.md").write_text("Prose → ‹redacted› is not a marker, no secret in it.\n")
+    (root / "notes.md").write_text("Prose \u2192 \u2039redacted\u203a is not a marker.\n")
     cache = tmp_path / "cache"
     first = indexed_and_saved(root, cache)
     assert dict(first.get_status().redacted) == {"aws-access-key": 1}
