@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ragls.core import spill as spill_module
 from ragls.core.documents import Document
 from ragls.core.spill import MIN_SPILL_CHARS, SpilledDocument, TextSpill
 
@@ -119,3 +120,41 @@ def test_an_indexed_corpus_keeps_its_text_out_of_the_heap(tmp_path: Path) -> Non
     assert retained < text_bytes / 2, (retained, text_bytes)
     (found,) = service.search("Report 7 of the ledger", 1)
     assert found.document.content.startswith("Report 7 of the ledger\n")
+
+
+@pytest.mark.parametrize("vector", [True, False])
+def test_many_texts_are_written_in_vectors_and_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, vector: bool
+) -> None:
+    monkeypatch.setattr(spill_module, "_PWRITEV", vector)  # and without pwritev: one buffer
+    monkeypatch.setattr(spill_module, "_VECTOR", 16)
+    calls = {"pwritev": 0, "pwrite": 0}
+    for name in calls:
+        original = getattr(os, name)
+
+        def counting(*args: object, name: str = name, original: object = original) -> object:
+            calls[name] += 1
+            return original(*args)  # type: ignore[operator]
+
+        monkeypatch.setattr(os, name, counting)
+    spill = TextSpill(tmp_path, segment_bytes=20_000)
+    given = [Document(f"d{n}", f"{n:05d} " + "\u00e9z" * (40 + n % 97)) for n in range(500)]
+    held = spill.hold(given)
+    assert [d.content for d in held] == [d.content for d in given]
+    assert spill.spilled_bytes == sum(len(d.content.encode()) for d in given)
+    if vector:  # 16 buffers a call, a segment's batch at a time; nothing joined
+        assert calls["pwritev"] >= 500 // 16 and calls["pwrite"] == 0
+    else:
+        assert calls["pwritev"] == 0 and calls["pwrite"] >= 1
+
+
+def test_a_short_vector_write_is_completed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    original = os.pwritev
+
+    def first_buffer_only(fd: int, buffers: list[bytes], offset: int) -> int:
+        return original(fd, buffers[:1], offset)  # as a signal would cut it short
+
+    monkeypatch.setattr(os, "pwritev", first_buffer_only)
+    given = [Document(f"d{n}", f"{n:03d} " + "q" * 200) for n in range(50)]
+    held = TextSpill(tmp_path).hold(given)
+    assert [d.content for d in held] == [d.content for d in given]

