@@ -138,8 +138,13 @@ def _best_and_pool(
     """The ``top_k`` best of ``slots`` (ties at the boundary kept) with their scores, and the
     ``pool`` best slots (ascending)."""
     positions = np.arange(len(slots), dtype=np.int32)
-    best = best_of(positions, scores, top_k)
-    pooled = slots[best_of(positions, scores, pool)] if pool else slots[best]
+    if pool >= top_k:  # the best are among the pool's: one partition of all the slots, not two
+        in_pool = best_of(positions, scores, pool)
+        best = best_of(in_pool, scores[in_pool], top_k)
+        pooled = slots[in_pool]
+    else:
+        best = best_of(positions, scores, top_k)
+        pooled = slots[best_of(positions, scores, pool)] if pool else slots[best]
     return slots[best], scores[best], np.sort(pooled)
 
 
