@@ -258,13 +258,17 @@ def test_terms_are_looked_up_once_per_version_of_the_index(
     assert [(r.id, r.score) for r in stream.search("merge alpha", 20)] == first
     assert [(r.id, r.score) for r in stream.search("alpha nosuchword", 20)]
     assert looked_up[asked:] == [term for term in looked_up[asked:] if "nosuchword" in term]
-    stream.remove("d000")  # a write: every look-up is stale
+    assert len(stream.shared.weighed_terms) > 0
+    stream.remove("d000")  # a write: every look-up is stale, and let go at once
+    assert len(stream.shared.weighed_terms) == 0
     del looked_up[:]
     after = [(r.id, r.score) for r in stream.search("alpha merge", 20)]
     assert len(looked_up) == asked
     fresh = CodeStream(weights=WORKSPACE.fields)
     fresh.replace_documents((), documents[1:])
     assert after == [(r.id, r.score) for r in fresh.search("alpha merge", 20)]
+    stream.replace_documents((), [chunk("d999", "alpha beta", "src/new.py")])
+    assert len(stream.shared.weighed_terms) == 0
 
 
 def _results(stream: CodeStream) -> list[list[tuple[str, float]]]:

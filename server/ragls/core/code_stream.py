@@ -248,7 +248,9 @@ class CodeStream:
 
     def remove(self, document_id: str) -> bool:
         with self._state.lock:
-            return self._state.unindex(document_id)
+            removed = self._state.unindex(document_id)
+            self._state.weighed_terms.clear()
+            return removed
 
     def replace_documents(
         self, remove_ids: Iterable[str], add: Iterable[Document], analyzed: object = None
@@ -273,6 +275,9 @@ class CodeStream:
             else:
                 state.index.add_many(prepared)
             state.tag(batch)
+            # The kept terms are of the old version, and hold its postings (a merge's old
+            # arrays): let them go now rather than at the next search.
+            state.weighed_terms.clear()
 
     def prepare(self, documents: Sequence[Document]) -> None:
         """Encode ``documents`` now, ahead of the commit that will add them (an index run calls
@@ -536,6 +541,11 @@ class WeighedTerms:
         while self._bytes > self._budget:
             dropped, _ = self._terms.popitem(last=False)
             self._bytes -= CACHE_ENTRY_BYTES + self._sizes.pop(dropped, 0)
+
+    def clear(self) -> None:
+        self._terms.clear()
+        self._sizes.clear()
+        self._bytes = 0
 
     def __len__(self) -> int:
         return len(self._terms)
