@@ -441,16 +441,18 @@ class CodeStream:
                 cache_key = (key, weight, k1, weights.b)
                 cached = cache.get(cache_key, version)
                 if isinstance(cached, _NotCached):
-                    cached = self._query_term(key, prefix, weight, norms, average)
+                    cached = self._query_term(cache_key, prefix, norms, average)
                     cache.put(cache_key, version, cached)
                 if cached is not None:
                     found.append(cached)
         return found
 
     def _query_term(
-        self, key: str, prefix: str, weight: float, norms: FloatArray, average: float
+        self, cache_key: _CacheKey, prefix: str, norms: FloatArray, average: float
     ) -> QueryTerm | None:
-        """``key`` (a field's term) weighted as this view weighs it; None without postings."""
+        """A field's term (``cache_key``: the term with its field's prefix, the field's weight,
+        k1 and b) weighted as this view weighs it; None without postings."""
+        key, weight = cache_key[0], cache_key[1]
         weights, index, cache = self._weights, self._state.index, self._state.weighed_terms
         parts = index.parts(key)
         if not parts:
@@ -474,9 +476,7 @@ class CodeStream:
 
         query_term = QueryTerm(parts, weigh, bound)
         if query_term.size >= CACHE_MIN_POSTINGS:  # its weighed postings kept once read whole
-            query_term.on_weighed = partial(
-                cache.weighed, (key, weight, k1, weights.b), index.version
-            )
+            query_term.on_weighed = partial(cache.weighed, cache_key, index.version)
         return query_term
 
 
@@ -506,9 +506,8 @@ class WeighedTerms:
 
     def get(self, key: _CacheKey, version: int) -> QueryTerm | _NotCached | None:
         if version != self._version:
-            self._terms.clear()
-            self._sizes.clear()
-            self._bytes, self._version = 0, version
+            self.clear()
+            self._version = version
             return NOT_CACHED
         found = self._terms.get(key, NOT_CACHED)
         if found is not NOT_CACHED:
