@@ -117,11 +117,8 @@ def test_slot_fusion_builds_results_only_for_the_answers(monkeypatch: pytest.Mon
     assert created == 5  # not one per candidate and stream (up to 400)
 
 
-def test_file_roles_are_derived_when_indexed_not_in_searches(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    documents = corpus()
-    fast, general = retrievers(documents)
+def role_derivations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths whose roles are derived from now on (appended as each is)."""
     derived: list[str] = []
     original = columns._role_code
 
@@ -130,6 +127,15 @@ def test_file_roles_are_derived_when_indexed_not_in_searches(
         return original(path, generated)
 
     monkeypatch.setattr(columns, "_role_code", counting)
+    return derived
+
+
+def test_file_roles_are_derived_when_indexed_not_in_searches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    documents = corpus()
+    fast, general = retrievers(documents)
+    derived = role_derivations(monkeypatch)
     for query in QUERIES:
         fast.retrieve(query, 10)
     assert derived == []  # every file's role was derived as its chunks were indexed
@@ -154,14 +160,7 @@ def test_a_restored_index_leaves_roles_to_the_searches_that_meet_them(
     fast, _ = retrievers([])
     code = fast.streams[0].stream
     assert isinstance(code, CodeStream)
-    derived: list[str] = []
-    counted = columns._role_code
-
-    def counting(path: str, generated: bool = False) -> int:
-        derived.append(path)
-        return counted(path, generated)
-
-    monkeypatch.setattr(columns, "_role_code", counting)
+    derived = role_derivations(monkeypatch)
     code.restore_state(original.export_state(), {d.id: d for d in documents})
     assert derived == []  # a restart answers first
     fast.retrieve("parse header", 10)

@@ -129,15 +129,8 @@ def test_a_client_that_disappears_ends_the_server(tmp_path: Path) -> None:
 def test_the_stdio_flag_that_clients_append_is_accepted(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"a.py": "x = 1\n"})
     client = RawClient("--stdio")
-    try:
+    with exits_cleanly(client):
         initialize(client, root)
-        client.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
-        assert client.answer_to(2)["result"] is None
-        client.send({"jsonrpc": "2.0", "method": "exit"})
-        assert client.process.wait(timeout=15) == 0
-    finally:
-        client.process.kill()
-        client.process.wait()
 
 
 def test_concurrent_long_answers_reach_the_client_whole(tmp_path: Path) -> None:

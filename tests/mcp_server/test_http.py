@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from pathlib import Path
 
 from ragls.mcp.connections import IDLE_SECONDS
@@ -86,6 +87,14 @@ def started(
             time.sleep(0.05)
 
 
+def stop(process: subprocess.Popen[str], connections: Iterable[socket.socket] = ()) -> None:
+    """Close the test's ``connections`` and end the server."""
+    for connection in connections:
+        connection.close()
+    process.terminate()
+    process.wait(timeout=30)
+
+
 def test_http_needs_the_printed_token(tmp_path: Path) -> None:
     process, url, token = started(tmp_path)
     try:
@@ -97,8 +106,7 @@ def test_http_needs_the_printed_token(tmp_path: Path) -> None:
         assert token_file.read_text().strip() == token
         assert token_file.stat().st_mode & 0o777 == 0o600
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process)
 
 
 def test_a_non_loopback_host_needs_allow_remote(tmp_path: Path) -> None:
@@ -128,10 +136,7 @@ def test_idle_connections_never_shut_out_a_real_request(tmp_path: Path) -> None:
         status, text = post(url, HEADERS | {"Authorization": f"Bearer {token}"})
         assert status == 200, text
     finally:
-        for connection in idle:
-            connection.close()
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process, idle)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
@@ -146,8 +151,7 @@ def test_a_connection_that_sends_no_request_is_closed(tmp_path: Path) -> None:
             assert connection.recv(1024) == b""  # closed by the server, not timed out
             assert time.monotonic() - began < IDLE_SECONDS + 5
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process)
 
 
 def test_requests_whose_body_stops_never_shut_out_a_real_one(tmp_path: Path) -> None:
@@ -181,9 +185,6 @@ def test_requests_whose_body_stops_never_shut_out_a_real_one(tmp_path: Path) -> 
         status, text = post(url, HEADERS | {"Authorization": f"Bearer {token}"})
         assert status == 200, text
     finally:
-        for connection in stalled:
-            connection.close()
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process, stalled)
     assert process.stderr is not None
     assert "Traceback" not in process.stderr.read()
