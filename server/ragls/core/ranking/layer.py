@@ -355,12 +355,8 @@ _SEPARATOR = "\x00"
 
 def _joined_lower(texts: list[str]) -> tuple[str, list[int]]:
     """``texts`` lower-cased and joined by :data:`_SEPARATOR`, and where each one starts."""
-    joined = _SEPARATOR.join(texts).lower()
-    lengths = [len(text) for text in texts]
-    if len(joined) != sum(lengths) + len(texts) - 1:  # a letter whose lower case is longer (İ)
-        lowered = [text.lower() for text in texts]
-        joined, lengths = _SEPARATOR.join(lowered), [len(text) for text in lowered]
-    return joined, [0, *accumulate(length + 1 for length in lengths[:-1])]
+    lowered = [text.lower() for text in texts]
+    return _SEPARATOR.join(lowered), [0, *accumulate(len(text) + 1 for text in lowered[:-1])]
 
 
 def _holders(joined: str, starts: list[int], needle: str, texts: list[str]) -> set[int]:
