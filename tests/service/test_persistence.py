@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ragls.core import spill
 from ragls.core.documents import Document
 from ragls.core.index_state import StreamState
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
@@ -299,3 +300,24 @@ def test_masked_secrets_are_counted_after_a_restart_reading_only_their_texts(
     assert report is not None and report.chunks_added == 0
     assert dict(second.get_status().redacted) == {"aws-access-key": 1}
     assert counted and all(i.startswith("deploy.py") for i in counted)  # not all the texts
+
+
+def test_a_restart_reads_its_texts_from_the_stored_generation(tmp_path: Path) -> None:
+    root, cache = tree(tmp_path / "tree"), tmp_path / "cache"
+    for number in range(5):  # texts long enough to be kept out of memory
+        body = "".join(f"    ledger.settle(account_{line}, amount)\n" for line in range(8))
+        (root / f"billing/settle_{number}.py").write_text(f"def settle(ledger):\n{body}")
+    first = indexed_and_saved(root, cache)
+    queries = [*QUERIES, "settle ledger"]
+    texts = {r.id: r.content for q in queries for r in first.search(q, 10)}
+    assert any(len(text) >= spill.MIN_SPILL_CHARS for text in texts.values())
+    held = spill.current()
+    assert held is not None  # a service with a store spills its texts
+    written = held.spilled_bytes
+    second = service(root, cache)
+    assert second.warm_start(root)
+    assert held.spilled_bytes == written  # nothing decoded, encoded again and written
+    assert {r.id: r.content for q in queries for r in second.search(q, 10)} == texts
+    second.index_directory(root)  # reconciled: nothing changed, nothing read
+    assert held.spilled_bytes == written
+    assert {r.id: r.content for q in queries for r in second.search(q, 10)} == texts

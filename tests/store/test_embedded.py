@@ -26,13 +26,6 @@ def snapshot(generation: int, key: str = "key") -> Snapshot:
     )
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> EmbeddedStore:
-    store = EmbeddedStore(tmp_path / "workspace", tmp_path / "cache")
-    assert store.acquire()
-    return store
-
-
 def current(store: EmbeddedStore) -> Path:
     return store.folder / json.loads((store.folder / POINTER).read_text())["generation"]
 

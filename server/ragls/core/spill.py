@@ -37,12 +37,13 @@ import os
 import tempfile
 import threading
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from ragls.core.documents import Document
+from ragls.core.metadata import compact
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,9 @@ class _Segment:
             data += os.pread(self._fd, end - start - len(data), start + len(data))
         return data
 
+    def text(self, start: int, end: int) -> str:
+        return self.read(start, end).decode("utf-8", _ERRORS)
+
     def write(self, parts: list[bytes]) -> int:
         """Append ``parts`` one after the other; the offset of the first. The caller checked
         they fit. Written from the parts themselves (``pwritev``, :data:`_VECTOR` at a time)
@@ -110,18 +114,25 @@ class _Segment:
             self.close()
 
 
+class TextSource(Protocol):
+    """Where a spilled document's text is: a segment of the spill, or a stored generation's
+    texts part (:class:`ragls.store.stored_texts.StoredTexts`)."""
+
+    def text(self, start: int, end: int) -> str: ...
+
+
 class SpilledDocument(Document):
     """A :class:`Document` whose text is read from its segment when asked for (see the module
     doc); equal to, and pickled as, the plain document with the same text."""
 
     __slots__ = ("_end", "_segment", "_start")
-    _segment: _Segment
+    _segment: TextSource
     _start: int
     _end: int
 
     @property
     def content(self) -> str:
-        return self._segment.read(self._start, self._end).decode("utf-8", _ERRORS)
+        return self._segment.text(self._start, self._end)
 
 
 class TextSpill:
@@ -196,6 +207,37 @@ class TextSpill:
         except OSError as error:
             log.debug("no text segment in %s (%s); trying the temporary folder", self.folder, error)
             return _Segment(None, capacity)
+
+
+def kept_in(
+    source: TextSource,
+    ids: Sequence[str],
+    metadata: Sequence[dict[str, str]],
+    spans: tuple[Sequence[int], Sequence[int]],
+    short: Callable[[int], str],
+) -> list[Document]:
+    """Documents read back from a store whose texts stay where ``source`` keeps them: the
+    n-th's bytes are ``spans[0][n]`` to ``spans[1][n]`` of it. Texts shorter than
+    :data:`MIN_SPILL_CHARS` bytes are read now (``short(n)``) and kept in memory, as
+    :meth:`TextSpill.hold` keeps them. As :meth:`Document.restored`, nothing is validated
+    again; TypeError if a part is not of its type."""
+    documents: list[Document] = []
+    append = documents.append
+    set_attribute = object.__setattr__
+    for number, (id, data, start, end) in enumerate(zip(ids, metadata, *spans, strict=True)):
+        if end - start < MIN_SPILL_CHARS:
+            append(Document.restored(id, short(number), data))
+            continue
+        if not (isinstance(id, str) and id) or type(data) is not dict:
+            raise TypeError("a stored document's id or metadata is not of its type")
+        spilled = object.__new__(SpilledDocument)
+        set_attribute(spilled, "id", id)
+        set_attribute(spilled, "metadata", compact(data))
+        set_attribute(spilled, "_segment", source)
+        set_attribute(spilled, "_start", start)
+        set_attribute(spilled, "_end", end)
+        append(spilled)
+    return documents
 
 
 def _spilled(document: Document, segment: _Segment, start: int, end: int) -> SpilledDocument:

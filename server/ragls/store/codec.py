@@ -39,7 +39,7 @@ import numpy as np
 
 NAME = "json-tables-1"
 MIN_TABLE = 16  # shorter lists stay in the skeleton
-_LENGTH = struct.Struct("<Q")
+LENGTH = _LENGTH = struct.Struct("<Q")  # every count and length (LENGTH: ragls.store.stored_texts)
 _NUMBER = np.dtype("<u4")
 _SURROGATES = "surrogatepass"  # file names that are not UTF-8 carry lone surrogates
 _SEPARATOR = b"\x00"

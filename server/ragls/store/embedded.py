@@ -48,13 +48,14 @@ from pathlib import Path
 from typing import Any
 
 from ragls.errors import StoreError
-from ragls.store import boundary, files
+from ragls.store import boundary, codec, files
 from ragls.store.boundary import UnsafeEntry
 from ragls.store.files import CorruptFile
-from ragls.store.interface import LoadResult, Snapshot, StoreInfo
+from ragls.store.interface import DOCUMENT_TEXTS, LoadResult, Snapshot, StoreInfo
 from ragls.store.locking import WriterLock, reading, unused
-from ragls.store.manifest import PART_NAME, checked, decode_parts, mismatch, opened
+from ragls.store.manifest import PART_NAME, Part, checked, decode_parts, mismatch, opened
 from ragls.store.paths import check_workspace_folder, prepare_workspace_folder, workspace_folder
+from ragls.store.stored_texts import StoredTexts
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,27 @@ def _part_file(name: str) -> str:
     if not PART_NAME.fullmatch(name) or name in (MANIFEST, READERS):
         raise ValueError(f"part name {name!r} is not a plain lower-case file name")
     return name
+
+
+def _texts(generation: boundary.FolderHandle, part: Part) -> object:
+    """The documents' texts part: a :class:`StoredTexts` that reads them from the part file
+    (docs/storage.md), or, for a part that is not one string table, the decoded value."""
+    if part.kind != "object":
+        raise CorruptFile(f"{part.name} is not an object part")
+    path = generation.relative(_part_file(part.name))
+    data, fd = files.read_checked_open(path, part.entry(), dir_fd=generation.fd)
+    try:
+        texts = StoredTexts.of(fd, data)
+    except codec.DecodeError as error:
+        os.close(fd)
+        raise CorruptFile(f"{part.name} cannot be decoded: {error}") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    if texts is None:
+        os.close(fd)
+        return files.decode_object(data, part.name)
+    return texts
 
 
 class EmbeddedStore:
@@ -227,12 +249,16 @@ class EmbeddedStore:
             if reason:
                 return LoadResult(None, f"the stored generation is unusable: {reason}", True)
             found = checked(manifest)
+            parts = dict(found.parts)
+            texts = parts.pop(DOCUMENT_TEXTS, None)
             arrays, objects = decode_parts(
-                found.parts,
+                parts,
                 lambda part, entry: files.read_checked(
                     generation.relative(_part_file(part)), entry, dir_fd=generation.fd
                 ),
             )
+            if texts is not None:
+                objects[DOCUMENT_TEXTS] = _texts(generation, texts)
         snapshot = Snapshot(found.generation, config_key, arrays, objects, found.created)
         return LoadResult(snapshot)
 

@@ -93,6 +93,16 @@ def read_checked(
 ) -> bytearray:
     """The file's bytes (``path`` relative to ``dir_fd`` if given), after checking their size
     against ``entry`` before anything is allocated, and their checksum after reading."""
+    data, fd = read_checked_open(path, entry, dir_fd=dir_fd)
+    os.close(fd)
+    return data
+
+
+def read_checked_open(
+    path: Path | str, entry: dict[str, Any], *, dir_fd: int | None = None
+) -> tuple[bytearray, int]:
+    """:func:`read_checked`'s bytes and the descriptor they were read through, left open for
+    the caller (who closes it): what is read through it later is the file that was checked."""
     name = Path(path).name
     size = entry.get("bytes")
     if not isinstance(size, int) or size < 0:
@@ -103,20 +113,24 @@ def read_checked(
         raise MissingFile(f"{name} is missing") from None
     except boundary.UnsafeEntry as error:
         raise CorruptFile(str(error)) from None
-    with open(fd, "rb", buffering=0) as file:
-        actual = os.fstat(fd).st_size
-        if actual != size:
-            raise CorruptFile(f"{name} has {actual} bytes, the manifest says {size}")
-        data = bytearray(size)
-        view, done = memoryview(data), 0
-        while done < size:
-            count = file.readinto(view[done:])
-            if not count:
-                raise CorruptFile(f"{name} ended early")
-            done += count
-    if sha256_of(data) != entry.get("sha256"):
-        raise CorruptFile(f"{name} fails its checksum")
-    return data
+    try:
+        with open(fd, "rb", buffering=0, closefd=False) as file:
+            actual = os.fstat(fd).st_size
+            if actual != size:
+                raise CorruptFile(f"{name} has {actual} bytes, the manifest says {size}")
+            data = bytearray(size)
+            view, done = memoryview(data), 0
+            while done < size:
+                count = file.readinto(view[done:])
+                if not count:
+                    raise CorruptFile(f"{name} ended early")
+                done += count
+        if sha256_of(data) != entry.get("sha256"):
+            raise CorruptFile(f"{name} fails its checksum")
+    except BaseException:
+        os.close(fd)
+        raise
+    return data, fd
 
 
 def check_bytes(data: bytearray, entry: dict[str, Any], name: str) -> bytearray:

@@ -42,6 +42,7 @@ from ragls.ingest.secrets import MARKER_PREFIX
 from ragls.service.persistence.symbol_parts import restored_symbols, symbol_parts
 from ragls.service.status import IndexStatus
 from ragls.store.interface import DOCUMENT_IDS, DOCUMENT_METADATA, DOCUMENT_TEXTS, Snapshot
+from ragls.store.stored_texts import StoredTexts
 
 INDEX_FORMAT = 1
 
@@ -156,20 +157,25 @@ def from_snapshot(snapshot: Snapshot) -> ServiceState:
     metadata = objects[DOCUMENT_METADATA]
     if not (len(ids) == len(texts) == len(metadata)):  # type: ignore[arg-type]
         raise ValueError("the stored documents' parts differ in length")
-    # Before the texts go to the spill file: counting the status's masked secrets afterwards
-    # read every text back (50-75 ms of a restart at 1x the standard library). A text without
-    # a character beyond Latin-1 cannot hold the marker, and ``in`` answers that at once.
-    marked = frozenset(
-        i
-        for i, t in zip(ids, texts, strict=True)  # type: ignore[call-overload]
-        if isinstance(t, str) and MARKER_PREFIX in t
-    )
-    documents = list(
-        spill.hold(
-            Document.restored(i, t, m)
-            for i, t, m in zip(ids, texts, metadata, strict=True)  # type: ignore[call-overload]
+    if isinstance(texts, StoredTexts):
+        try:
+            documents, marked = _kept_in_file(ids, texts, metadata)  # type: ignore[arg-type]
+        finally:
+            texts.release()
+    else:
+        # Before the texts go to the spill file: counting the status's masked secrets
+        # afterwards read every text back (50-75 ms of a restart at 1x the standard library).
+        marked = frozenset(
+            i
+            for i, t in zip(ids, texts, strict=True)  # type: ignore[call-overload]
+            if isinstance(t, str) and MARKER_PREFIX in t
         )
-    )
+        documents = list(
+            spill.hold(
+                Document.restored(i, t, m)
+                for i, t, m in zip(ids, texts, metadata, strict=True)  # type: ignore[call-overload]
+            )
+        )
     service: dict[str, Any] = objects["service"]  # type: ignore[assignment]
     streams = {}
     for kind in service["streams"]:
@@ -199,6 +205,26 @@ def from_snapshot(snapshot: Snapshot) -> ServiceState:
         symbols=restored_symbols(arrays, objects),
         marked=marked,
     )
+
+
+def _kept_in_file(
+    ids: list[str], texts: StoredTexts, metadata: list[dict[str, str]]
+) -> tuple[list[Document], frozenset[str]]:
+    """The documents of a generation whose texts the store reads from its part file, and the
+    ids of those holding a masked secret (found in the part's bytes). With a text spill in
+    use the texts stay in that file (docs/storage.md: nothing is decoded, encoded again and
+    written to the spill); without one, in memory, as every text is then."""
+    if not isinstance(ids, list) or not isinstance(metadata, list):
+        raise TypeError("the stored documents' ids or metadata are not lists")
+    marked = frozenset(ids[number] for number in texts.holding(MARKER_PREFIX))
+    if spill.current() is None:
+        documents = [
+            Document.restored(i, t, m) for i, t, m in zip(ids, texts, metadata, strict=True)
+        ]
+    else:
+        spans = (texts.starts.tolist(), texts.ends.tolist())
+        documents = spill.kept_in(texts, ids, metadata, spans, texts.__getitem__)
+    return documents, marked
 
 
 def status_fields(status: IndexStatus) -> dict[str, Any]:
