@@ -134,6 +134,29 @@ def test_names_used_many_times_are_counted_per_file_and_forgotten_with_their_fil
     assert (index.definition_count, index.reference_count) == (0, 3)
 
 
+def name_maps(index: SymbolIndex) -> tuple[dict[str, dict[str, int]], ...]:
+    with index.locked() as view:
+        return (
+            {name: dict(files) for name, files in view.definition_files.items()},
+            {name: dict(files) for name, files in view.reference_files.items()},
+        )
+
+
+def test_names_are_counted_when_a_query_needs_them_whatever_changed_before() -> None:
+    index = SymbolIndex()
+    index.replace([("a.py", symbols("run", references=("stop",))), ("b.py", symbols("stop"))])
+    index.replace([("a.py", symbols("walk")), ("c.py", symbols("run"))])  # none counted yet
+    assert (index.definition_count, index.reference_count, len(index)) == (3, 0, 3)
+    assert [m.path for m in index.search("run", 5)] == ["c.py"]  # counted now
+    index.replace([("c.py", None), ("b.py", symbols(references=("walk",)))])  # counted ones
+    index.replace([("b.py", symbols("stop", references=("walk",)))])  # again, uncounted
+    fresh = SymbolIndex()
+    fresh.replace([("a.py", symbols("walk")), ("b.py", symbols("stop", references=("walk",)))])
+    assert name_maps(index) == name_maps(fresh)
+    assert (index.definition_count, index.reference_count) == (2, 1)
+    assert [m.path for m in index.search("walk", 5)] == ["a.py", "b.py"]
+
+
 def test_the_limit_keeps_the_best() -> None:
     index = SymbolIndex()
     index.replace([(f"m{i}.py", symbols(f"load_{i}")) for i in range(50)])
