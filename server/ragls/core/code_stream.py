@@ -82,6 +82,9 @@ CACHE_ENTRY_BYTES = 512
 # The index's tags per slot: the Interner numbers of the chunk's file and symbol.
 FILE_TAG, SYMBOL_TAG = 0, 1
 TAG_COUNT = 2
+# A stored code stream's tags (one array per tag, by slot) and its generated files' numbers.
+TAG_ARRAYS = ("tag-file", "tag-symbol")
+GENERATED_ARRAY = "generated-files"
 _NO_SLOTS: SlotArray = np.zeros(0, np.int32)
 
 
@@ -302,21 +305,36 @@ class CodeStream:
     def export_state(self) -> StreamState:
         """The stream as plain values (SPEC §11): its document ids and index."""
         with self._state.lock:
+            index = self._state.index
+            values, generated = self._state.interner.state()
+            tags = index.tags[: index.slot_count]
             return StreamState(
-                "code", list(self._state.documents), self._state.index.export_state()
+                "code",
+                list(self._state.documents),
+                index.export_state(),
+                arrays={
+                    TAG_ARRAYS[0]: tags[:, FILE_TAG].copy(),
+                    TAG_ARRAYS[1]: tags[:, SYMBOL_TAG].copy(),
+                    GENERATED_ARRAY: np.array(generated, np.int32),
+                },
+                strings=values,
             )
 
     def restore_state(self, state: StreamState, documents: Mapping[str, Document]) -> None:
         """Hold what ``state`` describes (shared by every view), documents from ``documents``.
-        KeyError/ValueError if they do not fit; nothing changes then."""
+        KeyError/ValueError if they do not fit; nothing changes then. The per-slot tags and
+        the values they number come from ``state`` when it keeps them (a generation stored
+        since they are kept; older ones are tagged from the documents' metadata)."""
         index = restored_index(state, "code", tag_count=TAG_COUNT)
         held = {i: documents[i] for i in state.ids}
+        interner = _restored_tags(state, index)
         with self._state.lock:
             self._state.documents, self._state.index = held, index
             self._state.forget_norms()
-            self._state.interner = Interner()
+            self._state.interner = interner or Interner()
             self._state.weighed_terms = WeighedTerms()  # versions restart with a new index
-            self._state.tag(held.values(), restored=True)
+            if interner is None:
+                self._state.tag(held.values(), restored=True)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -609,6 +627,33 @@ class PreparedEncodings:
         """Documents prepared and not yet used."""
         with self._lock:
             return sum(len(documents) for documents, _ in self._slices)
+
+
+def _restored_tags(state: StreamState, index: InvertedIndex) -> Interner | None:
+    """The interner of a stored code stream whose tags ``state`` keeps, its tags set in
+    ``index``; None if ``state`` keeps none. ValueError if they do not fit the index."""
+    arrays = state.arrays
+    if not all(name in arrays for name in (*TAG_ARRAYS, GENERATED_ARRAY)):
+        return None
+    values = state.strings
+    if not all(type(value) is str for value in values):
+        raise ValueError("the code stream's interned values are not strings")
+    files, symbols = (arrays[name] for name in TAG_ARRAYS)
+    generated = arrays[GENERATED_ARRAY]
+    count = index.slot_count
+    for tags in (files, symbols, generated):
+        if (
+            tags.ndim != 1
+            or tags.dtype.kind != "i"
+            or (len(tags) and not NONE <= int(tags.min()) <= int(tags.max()) < len(values))
+        ):
+            raise ValueError("the code stream's stored tags do not fit its interned values")
+    if len(files) != count or len(symbols) != count:
+        raise ValueError(f"the code stream's stored tags are not one per slot ({count})")
+    index.tags[:count, FILE_TAG] = files
+    index.tags[:count, SYMBOL_TAG] = symbols
+    known = np.unique(files)
+    return Interner.restored(values, known[known != NONE].tolist(), np.unique(generated).tolist())
 
 
 class _CodeIndex:

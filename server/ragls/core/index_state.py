@@ -78,7 +78,8 @@ class IndexState:
 class StreamState:
     """One stream's documents (by id, in the stream's order), index and counters; a stream
     without an inverted index (the semantic stream) keeps its own named 1-D arrays and the
-    name of the model that made them."""
+    name of the model that made them; a stream may keep strings of its own (the code stream:
+    the values its per-slot tags number, with the tags among its arrays)."""
 
     kind: str
     ids: list[str]
@@ -86,3 +87,4 @@ class StreamState:
     counters: Mapping[str, int] = field(default_factory=dict)
     arrays: Mapping[str, npt.NDArray[Any]] = field(default_factory=dict)
     model: str | None = None
+    strings: list[str] = field(default_factory=list)

@@ -93,6 +93,25 @@ class Interner:
         self._by_base_name: dict[str, list[int]] = {}
         self._named_files = 0  # how many of ``_files`` are in ``_by_base_name``
 
+    @classmethod
+    def restored(cls, values: list[str], files: list[int], generated: list[int]) -> Interner:
+        """An interner holding ``values`` (numbered in order), of which ``files`` are files'
+        and ``generated`` files that say they are generated (as a stored generation kept
+        them); roles are left to the searches that meet them."""
+        interner = cls()
+        interner.values = values
+        interner._numbers = dict(zip(values, range(len(values)), strict=True))
+        if len(interner._numbers) != len(values):
+            raise ValueError("the stored interned values repeat a value")
+        interner._files = files
+        interner._files_derived = len(files)
+        interner._generated = set(generated)
+        return interner
+
+    def state(self) -> tuple[list[str], list[int]]:
+        """(the values, the files that say they are generated), for :meth:`restored`."""
+        return list(self.values), sorted(self._generated)
+
     def number(self, value: str | None) -> int:
         if value is None:
             return NONE

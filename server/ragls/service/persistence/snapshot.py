@@ -142,6 +142,7 @@ def to_snapshot(state: ServiceState, key: str) -> Snapshot:
             "indexed": stream.index is not None,
             "arrays": sorted(stream.arrays),
             "model": stream.model,
+            "strings": stream.strings,
         }
         arrays |= {f"{kind}-{name}": array for name, array in stream.arrays.items()}
         if stream.index is not None:
@@ -189,8 +190,11 @@ def from_snapshot(snapshot: Snapshot) -> ServiceState:
         model = described.get("model")
         if model is not None and not isinstance(model, str):
             raise TypeError("a stream's model name is not a string")
+        strings = described.get("strings", [])
+        if not isinstance(strings, list):
+            raise TypeError("a stream's strings are not a list")
         streams[kind] = StreamState(
-            kind, list(described["ids"]), index, described["counters"], own, model
+            kind, list(described["ids"]), index, described["counters"], own, model, strings
         )
     return ServiceState(
         generation=snapshot.generation,
