@@ -6,11 +6,13 @@ import pickle
 import sys
 from types import MappingProxyType
 
+import numpy as np
 import pytest
 
 from ragls.core import metadata
 from ragls.core.documents import Document
 from ragls.core.metadata import Metadata, compact
+from ragls.store import codec
 
 CODE = {
     "file": "src/app.py",
@@ -75,3 +77,49 @@ def test_past_the_layout_limit_a_mapping_is_a_read_only_dict_view(
     assert made[2] == {"key2": "value"}
     with pytest.raises(TypeError):
         made[2]["key2"] = "other"  # type: ignore[index]
+
+
+RECORDS = [
+    CODE,
+    {**CODE, "symbol": "App.stop", "start_line": "20"},
+    {},
+    {"file": "README.md", "format": "markdown", "start_line": "1", "end_line": "9"},
+    {"format": "markdown", "file": "docs/a.md", "start_line": "1", "end_line": "3"},  # other order
+    {**CODE, "file": "src/other.py"},
+]
+
+
+def from_table(records: list[dict[str, str]]) -> list[object]:
+    table = codec.decode(codec.encode(records), record_tables=True)
+    assert isinstance(table, codec.RecordTable)
+    return metadata.compact_records(table.strings, table.numbers, table.sizes)
+
+
+def test_records_read_from_a_stored_table_are_what_compact_makes_of_them() -> None:
+    records = RECORDS * 5  # a table (16 records or more)
+    made = from_table(records)
+    expected = [compact(dict(record)) for record in records]
+    assert made == expected
+    assert [list(held) for held in made] == [list(record) for record in records]  # key order
+    for held, plain in zip(made, expected, strict=True):
+        assert type(held) is type(plain)
+        if isinstance(held, Metadata):
+            assert held._layout is plain._layout  # type: ignore[attr-defined]
+    assert [Document.restored(f"d{n}", "text", held) for n, held in enumerate(made)] == [
+        Document(f"d{n}", "text", record) for n, record in enumerate(records)
+    ]
+
+
+def test_records_of_many_key_sets_are_read_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(metadata, "_SHAPES_AT_ONCE", 2)
+    records = [{f"key{number % 7}": str(number), "file": "a.py"} for number in range(40)]
+    assert from_table(records) == records
+
+
+def test_a_table_that_no_dict_was_written_as_is_refused() -> None:
+    with pytest.raises(ValueError, match="names a key twice"):
+        metadata.compact_records(["file", "a.py"], np.array([0, 1, 0, 1], np.uint32), [2])
+    with pytest.raises(ValueError, match="do not add up"):
+        metadata.compact_records(["file", "a.py"], np.array([0, 1, 0], np.uint32), [2])
+    with pytest.raises(ValueError, match="do not add up"):
+        metadata.compact_records(["file", "a.py"], np.array([0, 1], np.uint32), [2, -1])

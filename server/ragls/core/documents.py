@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ragls.core.metadata import compact
+from ragls.core.metadata import compact, held
 from ragls.errors import InvalidArgumentError
 
 INTERNED_VALUE_CHARS = 256
@@ -51,20 +51,19 @@ class Document:
         object.__setattr__(self, "metadata", compact(copy))
 
     @classmethod
-    def restored(cls, id: str, content: str, metadata: dict[str, str]) -> Document:
+    def restored(cls, id: str, content: str, metadata: object) -> Document:
         """A document read back from a store whose checksums were verified (SPEC §11): built
         without re-validating what was validated when it was first made (a warm start makes
         hundreds of thousands). It takes ``metadata`` over (the caller must not keep it): a
         store's decoder gives a fresh dict of strings, keys interned and equal values shared
-        (ragls.store.codec). TypeError if a part is not of its type."""
+        (ragls.store.codec), or the compact mapping made from its record table
+        (:func:`ragls.core.metadata.held`). TypeError if a part is not of its type."""
         if not (isinstance(id, str) and id and isinstance(content, str)):
             raise TypeError("a stored document's id or content is not a string")
-        if type(metadata) is not dict:
-            raise TypeError("a stored document's metadata is not a mapping")
         document = object.__new__(cls)
         object.__setattr__(document, "id", id)
         object.__setattr__(document, "content", content)
-        object.__setattr__(document, "metadata", compact(metadata))
+        object.__setattr__(document, "metadata", held(metadata))
         return document
 
     def __hash__(self) -> int:

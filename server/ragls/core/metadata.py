@@ -21,6 +21,9 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 MAX_LAYOUTS = 512
 
 
@@ -98,3 +101,77 @@ def compact(values: dict[str, str]) -> Mapping[str, str]:
     held._layout = layout
     held._values = tuple(values.values())
     return held
+
+
+def compact_records(
+    strings: list[str], numbers: npt.NDArray[np.integer[Any]], sizes: list[int]
+) -> list[Mapping[str, str]]:
+    """The records of a stored record table (:class:`ragls.store.codec.RecordTable`: every
+    record's keys and values as numbers in ``strings``, key, value, key, value...; each
+    record's number of pairs in ``sizes``) as read-only mappings, as :func:`compact` makes
+    them, without a dict a record: the records that share keys (one layout) have their values
+    read a column at a time. ValueError if a record names a key twice or the numbers do not
+    add up (the table is not one a dict was written as)."""
+    counts = np.asarray(sizes, np.int64)
+    if (len(counts) and int(counts.min()) < 0) or 2 * int(counts.sum()) != len(numbers):
+        raise ValueError("the stored records' sizes do not add up to their numbers")
+    starts = np.zeros(len(counts), np.int64)
+    np.cumsum(2 * counts[:-1], out=starts[1:])
+    found: list[Mapping[str, str]] = [_EMPTY] * len(counts)
+    for size in np.unique(counts).tolist():
+        records = np.flatnonzero(counts == size)
+        at = numbers[starts[records, None] + np.arange(2 * size)]
+        keys = at[:, 0::2]
+        left = np.arange(len(records))
+        shapes = 0
+        while len(left):  # one layout at a time: a corpus's records have a few
+            shapes += 1
+            same = (keys[left] == keys[left[0]]).all(axis=1)
+            if shapes > _SHAPES_AT_ONCE:  # not a corpus's (a table made to be slow): each alone
+                same[1:] = False
+            chosen, left = left[same], left[~same]
+            made = _mappings(strings, keys[chosen[0]].tolist(), at[chosen])
+            for position, mapping in zip(records[chosen].tolist(), made, strict=True):
+                found[position] = mapping
+    return found
+
+
+# Beyond this many distinct key sets of one size, records are read one by one.
+_SHAPES_AT_ONCE = 64
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+def _mappings(
+    strings: list[str], shape: list[int], at: npt.NDArray[np.integer[Any]]
+) -> list[Mapping[str, str]]:
+    """The mappings of records whose keys are ``shape`` and whose numbers are ``at``'s rows."""
+    text = strings.__getitem__
+    keys = tuple(map(text, shape))
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"a stored record names a key twice: {keys!r}")
+    columns = at[:, 1::2].T.tolist()
+    rows = list(zip(*(map(text, column) for column in columns), strict=True)) if keys else None
+    if rows is None:
+        rows = [()] * len(at)
+    layout = _layout(keys)
+    if layout is None:
+        return [MappingProxyType(dict(zip(keys, row, strict=True))) for row in rows]
+    made: list[Mapping[str, str]] = []
+    append, new = made.append, Metadata.__new__
+    for row in rows:
+        mapping = new(Metadata)
+        mapping._layout = layout
+        mapping._values = row
+        append(mapping)
+    return made
+
+
+def held(values: object) -> Mapping[str, str]:
+    """A stored document's metadata as a document holds it: a dict a decoder gave (the
+    caller gives it up) made compact, or what :func:`compact_records` made, as it is.
+    TypeError for anything else."""
+    if type(values) is dict:
+        return compact(values)
+    if type(values) is Metadata or type(values) is MappingProxyType:
+        return values
+    raise TypeError("a stored document's metadata is not a mapping")

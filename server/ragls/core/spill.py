@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from ragls.core.documents import Document
-from ragls.core.metadata import compact
+from ragls.core.metadata import held
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ class TextSpill:
 def kept_in(
     source: TextSource,
     ids: Sequence[str],
-    metadata: Sequence[dict[str, str]],
+    metadata: Sequence[object],
     spans: tuple[Sequence[int], Sequence[int]],
     short: Callable[[int], str],
 ) -> list[Document]:
@@ -228,11 +228,11 @@ def kept_in(
         if end - start < MIN_SPILL_CHARS:
             append(Document.restored(id, short(number), data))
             continue
-        if not (isinstance(id, str) and id) or type(data) is not dict:
-            raise TypeError("a stored document's id or metadata is not of its type")
+        if not (isinstance(id, str) and id):
+            raise TypeError("a stored document's id is not a string")
         spilled = object.__new__(SpilledDocument)
         set_attribute(spilled, "id", id)
-        set_attribute(spilled, "metadata", compact(data))
+        set_attribute(spilled, "metadata", held(data))
         set_attribute(spilled, "_segment", source)
         set_attribute(spilled, "_start", start)
         set_attribute(spilled, "_end", end)

@@ -32,10 +32,12 @@ from __future__ import annotations
 import json
 import struct
 import sys
+from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 NAME = "json-tables-1"
 MIN_TABLE = 16  # shorter lists stay in the skeleton
@@ -188,7 +190,7 @@ class _Reader:
             raise DecodeError(f"a table claims {count} strings and holds {len(found)}")
         return found
 
-    def numbers(self, below: int) -> list[int]:
+    def numbers(self, below: int) -> npt.NDArray[np.uint32]:
         count = self.length("a record table's count")
         if count > self.left // _NUMBER.itemsize:
             raise DecodeError(f"a record table claims {count} numbers, {self.left} bytes remain")
@@ -196,12 +198,32 @@ class _Reader:
         self.position += count * _NUMBER.itemsize
         if count and int(found.max()) >= below:
             raise DecodeError(f"a record table names string {int(found.max())} of {below}")
-        return list(found.tolist())
+        return found
 
 
-def decode(data: bytes | bytearray) -> object:
+@dataclass(frozen=True, slots=True)
+class RecordTable:
+    """A record table as it is written: its distinct strings (short ones interned), every
+    record's keys and values as numbers in that list (key, value, key, value...), and each
+    record's number of pairs. :meth:`dicts` gives the records (what :func:`decode` gives
+    unless asked for the table itself: a reader that holds records in another form, such as
+    the service's compact metadata, builds it from the numbers without a dict a record)."""
+
+    strings: list[str]
+    numbers: npt.NDArray[np.uint32]
+    sizes: list[int]
+
+    def dicts(self) -> list[dict[str, str]]:
+        # Built by C loops (map, zip, islice): a corpus holds millions of pairs.
+        every = list(map(self.strings.__getitem__, self.numbers.tolist()))
+        pairs = zip(every[0::2], every[1::2], strict=True)
+        return [dict(islice(pairs, size)) for size in self.sizes]
+
+
+def decode(data: bytes | bytearray, record_tables: bool = False) -> object:
     """The value :func:`encode` wrote; DecodeError if ``data`` is anything else. Allocates at
-    most a constant factor of ``len(data)``."""
+    most a constant factor of ``len(data)``. With ``record_tables``, a record table comes
+    back as a :class:`RecordTable` rather than a list of dicts."""
     reader = _Reader(data)
     start, end = reader.sized("the skeleton")
     try:
@@ -216,13 +238,16 @@ def decode(data: bytes | bytearray) -> object:
     for described in head["tables"]:
         if not isinstance(described, dict):
             raise DecodeError("a table's description is not an object")
-        value = _placed(value, described.get("path"), _table_value(described, reader))
+        table = _table_value(described, reader)
+        if isinstance(table, RecordTable) and not record_tables:
+            table = table.dicts()
+        value = _placed(value, described.get("path"), table)
     if reader.left:
         raise DecodeError(f"{reader.left} bytes follow the last table")
     return value
 
 
-def _table_value(described: dict[str, Any], reader: _Reader) -> list[Any]:
+def _table_value(described: dict[str, Any], reader: _Reader) -> list[Any] | RecordTable:
     kind = described.get("kind")
     if kind == "strings":
         return reader.strings()
@@ -238,13 +263,10 @@ def _table_value(described: dict[str, Any], reader: _Reader) -> list[Any]:
     ):
         raise DecodeError("a record table's sizes do not add up to its numbers")
     strings = [sys.intern(text) if len(text) <= 64 else text for text in distinct]
-    # Built by C loops (map, zip, islice): a corpus holds millions of pairs.
-    every = list(map(strings.__getitem__, numbers))
-    pairs = zip(every[0::2], every[1::2], strict=True)
-    return [dict(islice(pairs, size)) for size in sizes]
+    return RecordTable(strings, numbers, sizes)
 
 
-def _placed(value: object, path: object, table: list[Any]) -> object:
+def _placed(value: object, path: object, table: list[Any] | RecordTable) -> object:
     """``value`` with ``table`` where ``path`` points (at a null)."""
     if path == []:
         if value is not None:

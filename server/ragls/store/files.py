@@ -155,8 +155,8 @@ def decode_array(data: bytearray, entry: dict[str, Any], name: str) -> npt.NDArr
     return array.astype(array.dtype.newbyteorder("="), copy=False)
 
 
-def decode_object(data: bytearray, name: str) -> object:
+def decode_object(data: bytearray, name: str, record_tables: bool = False) -> object:
     try:
-        return codec.decode(data)
+        return codec.decode(data, record_tables)
     except codec.DecodeError as error:
         raise CorruptFile(f"{name} cannot be decoded: {error}") from None

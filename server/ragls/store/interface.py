@@ -31,6 +31,10 @@ import numpy.typing as npt
 DOCUMENT_IDS = "documents.ids"
 DOCUMENT_TEXTS = "documents.text"
 DOCUMENT_METADATA = "documents.metadata"
+# Parts a store's load may give as a ragls.store.codec.RecordTable (the strings and numbers a
+# record table is written as) instead of a list of dicts: the service builds its compact
+# metadata from them without a dict a document.
+RECORD_TABLE_PARTS = frozenset({DOCUMENT_METADATA})
 
 
 @dataclass(frozen=True, slots=True)

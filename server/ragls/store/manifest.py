@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragls.store.files import ARRAY_DTYPES, CODEC, CorruptFile, decode_array, decode_object
+from ragls.store.interface import RECORD_TABLE_PARTS
 
 MAX_PARTS = 4096
 MAX_PART_BYTES = 1 << 40
@@ -137,7 +138,9 @@ def decode_parts(
     parts: Mapping[str, Part], read: Callable[[str, dict[str, Any]], bytearray]
 ) -> tuple[dict[str, npt.NDArray[Any]], dict[str, object]]:
     """A checked manifest's parts decoded: ``read(name, entry)`` gives each part's bytes,
-    checked against ``entry`` (size before allocation, then checksum)."""
+    checked against ``entry`` (size before allocation, then checksum). The parts of
+    :data:`~ragls.store.interface.RECORD_TABLE_PARTS` come back as
+    :class:`~ragls.store.codec.RecordTable` when they were written as one."""
     arrays: dict[str, npt.NDArray[Any]] = {}
     objects: dict[str, object] = {}
     for name, part in parts.items():
@@ -146,5 +149,5 @@ def decode_parts(
         if part.kind == "array":
             arrays[name] = decode_array(raw, entry, name)
         else:
-            objects[name] = decode_object(raw, name)
+            objects[name] = decode_object(raw, name, name in RECORD_TABLE_PARTS)
     return arrays, objects

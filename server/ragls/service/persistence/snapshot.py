@@ -33,6 +33,7 @@ from typing import Any
 from ragls.core import spill
 from ragls.core.documents import Document
 from ragls.core.index_state import IndexState, StreamState
+from ragls.core.metadata import compact_records
 from ragls.core.symbols import FileSymbols
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.formats import DocumentFormat
@@ -41,6 +42,7 @@ from ragls.ingest.limits import Limits
 from ragls.ingest.secrets import MARKER_PREFIX
 from ragls.service.persistence.symbol_parts import restored_symbols, symbol_parts
 from ragls.service.status import IndexStatus
+from ragls.store.codec import RecordTable
 from ragls.store.interface import DOCUMENT_IDS, DOCUMENT_METADATA, DOCUMENT_TEXTS, Snapshot
 from ragls.store.stored_texts import StoredTexts
 
@@ -156,6 +158,8 @@ def from_snapshot(snapshot: Snapshot) -> ServiceState:
     objects, arrays = snapshot.objects, snapshot.arrays
     ids, texts = objects[DOCUMENT_IDS], objects[DOCUMENT_TEXTS]
     metadata = objects[DOCUMENT_METADATA]
+    if isinstance(metadata, RecordTable):  # compact mappings straight from its numbers
+        metadata = compact_records(metadata.strings, metadata.numbers, metadata.sizes)
     if not (len(ids) == len(texts) == len(metadata)):  # type: ignore[arg-type]
         raise ValueError("the stored documents' parts differ in length")
     if isinstance(texts, StoredTexts):
@@ -212,7 +216,7 @@ def from_snapshot(snapshot: Snapshot) -> ServiceState:
 
 
 def _kept_in_file(
-    ids: list[str], texts: StoredTexts, metadata: list[dict[str, str]]
+    ids: list[str], texts: StoredTexts, metadata: list[object]
 ) -> tuple[list[Document], frozenset[str]]:
     """The documents of a generation whose texts the store reads from its part file, and the
     ids of those holding a masked secret (found in the part's bytes). With a text spill in
