@@ -110,9 +110,13 @@ def test_records_read_from_a_stored_table_are_what_compact_makes_of_them() -> No
     ]
 
 
-def test_records_of_many_key_sets_are_read_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_records_are_read_a_batch_at_a_time_and_many_key_sets_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(metadata, "_SHAPES_AT_ONCE", 2)
+    monkeypatch.setattr(metadata, "_BATCH", 6)
     records = [{f"key{number % 7}": str(number), "file": "a.py"} for number in range(40)]
+    records += RECORDS * 3
     assert from_table(records) == records
 
 

@@ -118,26 +118,31 @@ def compact_records(
     starts = np.zeros(len(counts), np.int64)
     np.cumsum(2 * counts[:-1], out=starts[1:])
     found: list[Mapping[str, str]] = [_EMPTY] * len(counts)
+    steps = np.arange(2 * int(counts.max())) if len(counts) else np.zeros(0, np.int64)
     for size in np.unique(counts).tolist():
-        records = np.flatnonzero(counts == size)
-        at = numbers[starts[records, None] + np.arange(2 * size)]
-        keys = at[:, 0::2]
-        left = np.arange(len(records))
-        shapes = 0
-        while len(left):  # one layout at a time: a corpus's records have a few
-            shapes += 1
-            same = (keys[left] == keys[left[0]]).all(axis=1)
-            if shapes > _SHAPES_AT_ONCE:  # not a corpus's (a table made to be slow): each alone
-                same[1:] = False
-            chosen, left = left[same], left[~same]
-            made = _mappings(strings, keys[chosen[0]].tolist(), at[chosen])
-            for position, mapping in zip(records[chosen].tolist(), made, strict=True):
-                found[position] = mapping
+        of_size = np.flatnonzero(counts == size)
+        for first in range(0, len(of_size), _BATCH):  # bounded room: 16x holds 880,000
+            records = of_size[first : first + _BATCH]
+            at = numbers[starts[records, None] + steps[: 2 * size]]
+            keys = at[:, 0::2]
+            left = np.arange(len(records))
+            for _ in range(_SHAPES_AT_ONCE):  # one layout at a time: a corpus has a few
+                if not len(left):
+                    break
+                same = (keys[left] == keys[left[0]]).all(axis=1)
+                chosen, left = left[same], left[~same]
+                made = _mappings(strings, keys[chosen[0]].tolist(), at[chosen])
+                for position, mapping in zip(records[chosen].tolist(), made, strict=True):
+                    found[position] = mapping
+            for one in left.tolist():  # not a corpus's table (one made to be slow): each alone
+                found[int(records[one])] = _mappings(strings, keys[one].tolist(), at[[one]])[0]
     return found
 
 
-# Beyond this many distinct key sets of one size, records are read one by one.
+# Beyond this many distinct key sets among a batch of records of one size, the rest of the
+# batch is read one record at a time; records are read a batch at a time.
 _SHAPES_AT_ONCE = 64
+_BATCH = 1 << 16
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
 
