@@ -1,9 +1,13 @@
 """The symbol index as parts of a stored generation (SPEC §11, issue 28).
 
 Every file's definitions and references are written with the generation, so a warm start has
-them without reading a file: names, kinds and containers as string lists (the codec's tables),
-every number in two ``int32`` arrays (seven per definition less its three strings, five per
-reference), and per file how many of each it holds. A generation stored without these parts
+them without reading a file: each distinct name, kind and container once (a table of the
+codec), every definition's name, kind and container and every reference's name as its number in
+it (an ``int32`` array: a warm start decodes and interns each string once, not each of the 5
+million references of 16x the standard library), every other number in two ``int32`` arrays
+(four per definition, five per reference), and per file how many of each it holds. A
+generation stored before the strings were numbered holds the four lists of strings whole; it
+is read as it was written. A generation stored without these parts
 (written before symbols existed) restores files without symbols; such a generation's file
 records were also made under another pipeline key, so the first run re-reads those files.
 """
@@ -16,12 +20,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ragls.core.symbols import FileSymbols
 
 OBJECTS = "symbols"
 DEFINITION_NUMBERS = "symbols-definitions"
 REFERENCE_NUMBERS = "symbols-references"
+STRING_NUMBERS = "symbols-strings"
 _DEFINITION_FIELDS = 4  # line, column, end line, end column
 _REFERENCE_FIELDS = 5
 
@@ -45,20 +51,70 @@ def symbol_parts(files: Mapping[str, FileSymbols]) -> tuple[dict[str, Any], dict
         definition_numbers.extend(symbols.definition_data)
         reference_names.extend(symbols.reference_names)
         reference_numbers.extend(symbols.reference_data)
+    # Each distinct string once, every name, kind, container and reference name as its number.
+    numbered: dict[str, int] = {}
+    every = [*names, *kinds, *containers, *reference_names]
+    string_numbers = np.fromiter(
+        (numbered.setdefault(text, len(numbered)) for text in every), np.int32, len(every)
+    )
     objects: dict[str, object] = {
         "paths": paths,
         "counts": counts,
         "reference_kinds": kinds_per_file,
-        "names": names,
-        "kinds": kinds,
-        "containers": containers,
-        "reference_names": reference_names,
+        "strings": list(numbered),
     }
     arrays = {
         DEFINITION_NUMBERS: np.frombuffer(definition_numbers, dtype=np.int32).copy(),
         REFERENCE_NUMBERS: np.frombuffer(reference_numbers, dtype=np.int32).copy(),
+        STRING_NUMBERS: string_numbers,
     }
     return arrays, {OBJECTS: objects}
+
+
+def _check_reference_kinds(
+    paths: list[str],
+    counts: list[list[int]],
+    reference_kinds: list[list[str]],
+    numbers: npt.NDArray[np.int32],
+) -> None:
+    """ValueError unless every stored reference's kind is one its file lists, checked for all
+    references at once (a generator over the 327,000 of the standard library took longer)."""
+    try:
+        sizes = np.array([int(count[1]) for count in counts], np.int64)
+    except (TypeError, ValueError, IndexError):
+        raise ValueError("the stored symbols' counts are not pairs of numbers") from None
+    total = int(sizes.sum()) if len(sizes) else 0
+    if (len(sizes) and int(sizes.min()) < 0) or total * _REFERENCE_FIELDS != len(numbers):
+        raise ValueError("the stored symbols' counts do not add up")
+    limits = np.repeat(np.array([len(kinds) for kinds in reference_kinds], np.int64), sizes)
+    wrong = np.flatnonzero(numbers[0::_REFERENCE_FIELDS] >= limits)
+    if len(wrong):
+        file = int(np.searchsorted(np.cumsum(sizes), wrong[0], side="right"))
+        raise ValueError(f"a stored reference of {paths[file]} has no kind")
+
+
+def _strings(
+    arrays: Mapping[str, Any], described: dict[str, Any], definitions: int
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(names, kinds, containers, reference names): from the distinct strings and their
+    numbers (each string decoded and interned once), or from the four lists a generation
+    stored before 2026-12-07 holds."""
+    intern = sys.intern
+    if "strings" not in described:
+        names, kinds, containers, references = (
+            [intern(text) for text in described[key]]
+            for key in ("names", "kinds", "containers", "reference_names")
+        )
+        return names, kinds, containers, references
+    table = [intern(text) for text in described["strings"]]
+    numbers = np.asarray(arrays[STRING_NUMBERS])
+    if numbers.dtype.kind != "i" or numbers.ndim != 1 or len(numbers) < 3 * definitions:
+        raise ValueError("the stored symbols' string numbers do not fit their definitions")
+    if len(numbers) and not 0 <= int(numbers.min()) <= int(numbers.max()) < len(table):
+        raise ValueError("a stored symbol's string number names no string")
+    every = list(map(table.__getitem__, numbers.tolist()))
+    first, second, third = definitions, 2 * definitions, 3 * definitions
+    return every[:first], every[first:second], every[second:third], every[third:]
 
 
 def restored_symbols(
@@ -72,12 +128,9 @@ def restored_symbols(
     if not isinstance(described, dict):
         raise TypeError("the stored symbols are not an object")
     definition_numbers = np.asarray(arrays[DEFINITION_NUMBERS], dtype=np.int32)
-    intern = sys.intern
     reference_numbers = np.asarray(arrays[REFERENCE_NUMBERS], dtype=np.int32)
-    names, kinds, containers = (
-        [intern(text) for text in described[key]] for key in ("names", "kinds", "containers")
-    )
-    reference_names = [intern(text) for text in described["reference_names"]]
+    definitions = len(definition_numbers) // _DEFINITION_FIELDS
+    names, kinds, containers, reference_names = _strings(arrays, described, definitions)
     paths, counts, reference_kinds = (
         described["paths"],
         described["counts"],
@@ -91,6 +144,7 @@ def restored_symbols(
         raise ValueError("the stored definitions' numbers do not fit their names")
     if len(reference_numbers) != _REFERENCE_FIELDS * len(reference_names):
         raise ValueError("the stored references' numbers do not fit their names")
+    _check_reference_kinds(paths, counts, reference_kinds, reference_numbers)
     files: dict[str, FileSymbols] = {}
     definition_at = reference_at = 0
     for path, (definition_count, reference_count), file_kinds in zip(
@@ -110,8 +164,6 @@ def restored_symbols(
                 reference_at * _REFERENCE_FIELDS : stop * _REFERENCE_FIELDS
             ].tobytes(),
         )
-        if any(kind >= len(file_kinds) for kind in data[0::_REFERENCE_FIELDS]):
-            raise ValueError(f"a stored reference of {path} has no kind")
         files[path] = FileSymbols(
             tuple(names[definition_at:ending]),
             tuple(kinds[definition_at:ending]),
