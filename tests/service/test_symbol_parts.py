@@ -87,5 +87,5 @@ def test_a_reference_whose_kind_its_file_does_not_list_is_refused() -> None:
     arrays, objects = stored(files())
     numbers = arrays[symbol_parts.REFERENCE_NUMBERS].copy()
     numbers[5 * 4] = 7  # the fifth reference (src/m1.py's second): its file lists two kinds
-    with pytest.raises(ValueError, match="a stored reference of src/m1.py has no kind"):
+    with pytest.raises(ValueError, match=r"a stored reference of src/m1\.py has no kind"):
         symbol_parts.restored_symbols({**arrays, symbol_parts.REFERENCE_NUMBERS: numbers}, objects)
