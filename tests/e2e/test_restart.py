@@ -27,6 +27,11 @@ def test_a_restarted_daemon_loads_its_index_and_finds_edits_made_while_down(
     tmp_path: Path,
 ) -> None:
     files = {f"pkg/mod_{i}.py": f"def helper_{i}(value):\n    return value\n" for i in range(20)}
+    # A chunk long enough that the restarted daemon reads its text from the stored file.
+    ledger = "def settle_ledger(ledger):\n" + "".join(
+        f"    ledger.settle(account_{n}, caf\u00e9_amount_{n})\n" for n in range(6)
+    )
+    files["billing/ledger.py"] = ledger
     root = make_tree(tmp_path / "ws", files | {"app.py": "def start_server(port):\n    pass\n"})
     first = RawClient()
     initialize(first, root)
@@ -48,4 +53,6 @@ def test_a_restarted_daemon_loads_its_index_and_finds_edits_made_while_down(
     assert answer["generation"] > before["generation"] and answer["stale"] is False
     old = call(second, 4, "rag/search", {"query": "start server", "topK": 5})
     assert all("start_server" not in result["content"] for result in old["results"])
+    kept = call(second, 5, "rag/search", {"query": "settle ledger", "topK": 1})
+    assert kept["results"][0]["content"].rstrip("\n") == ledger.rstrip("\n")
     stop(second)
