@@ -1,4 +1,5 @@
-"""A requester that cancels its index run never breaks the session's index thread."""
+"""A session's index thread: a requester that cancels its run never breaks it, and it counts
+the symbol names of each run before a query has to."""
 
 from __future__ import annotations
 
@@ -44,3 +45,18 @@ def test_a_run_cancelled_while_it_runs_leaves_the_session_indexable(tmp_path: Pa
     assert after.future.result(10).file_count == 20
     assert not scheduler.pending
     scheduler.stop()
+
+
+def test_a_sessions_run_counts_its_symbol_names_before_any_query_asks(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {f"m{i}.py": f"def f{i}():\n    return g{i}()\n" for i in range(20)})
+    direct = RagService(pipeline=WORKSPACE)
+    direct.index_directory(root)
+    assert direct.symbol_index.uncounted == 20  # a run alone leaves them to the first query
+    service = RagService(pipeline=WORKSPACE)
+    scheduler = SessionIndexer("s", service, lambda: ARGUMENTS, lambda *a: None)  # type: ignore[arg-type,return-value]
+    job = IndexJob(path=str(root))
+    scheduler.submit(job)
+    assert job.future.result(10).file_count == 20
+    scheduler.stop()
+    assert service.symbol_index.uncounted == 0  # the session's thread counted them
+    assert service.symbol_index.search("f7", 5)[0].path == "m7.py"

@@ -357,6 +357,17 @@ class SymbolIndex:
                 outside.clear()
             self.definition_count = self.reference_count = 0
 
+    @property
+    def uncounted(self) -> int:
+        """Files whose names are not in the per-name maps yet."""
+        return len(self._uncounted)
+
+    def count_names(self) -> None:
+        """Put those files' names in the maps now: a daemon does it after each run, in the
+        background, so that no query waits for it (at 16x the standard library about 2 s)."""
+        with self._lock:
+            self._count_names()
+
     def _count_names(self) -> None:
         """Put the files :meth:`replace` left uncounted in the per-name maps (lock held)."""
         if self._uncounted:

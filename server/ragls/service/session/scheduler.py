@@ -224,3 +224,7 @@ class SessionIndexer:
             self._on_committed(self.name, status, changed)
         except Exception:
             log.exception("notifying clients of a new generation failed")
+        try:  # the run's symbols into the per-name maps, here rather than in the next query
+            self.service.symbol_index.count_names()
+        except Exception:
+            log.exception("counting the symbol index's names failed")
