@@ -71,6 +71,13 @@ def retrievers(documents: list[Document]) -> tuple[HybridRetriever, HybridRetrie
     return HybridRetriever(fast, ranking=layer), HybridRetriever(general, ranking=layer)
 
 
+def code_of(retriever: HybridRetriever) -> CodeStream:
+    """The code stream (split identifiers) a retriever of :func:`retrievers` fuses first."""
+    code = retriever.streams[0].stream
+    assert isinstance(code, CodeStream)
+    return code
+
+
 QUERIES = [
     "parse header",
     "how does the client merge_path a request?",
@@ -96,8 +103,7 @@ def test_slot_fusion_matches_the_general_path(query: str) -> None:
 def test_slot_fusion_after_removals_and_merges() -> None:
     documents = corpus()
     fast, general = retrievers(documents)
-    code = fast.streams[0].stream
-    assert isinstance(code, CodeStream)
+    code = code_of(fast)
     code.replace_documents([d.id for d in documents[::4]], corpus(200, seed=9))
     for query in QUERIES:
         expected = [(r.document.id, r.score) for r in general.retrieve(query, 10)]
@@ -141,8 +147,7 @@ def test_file_roles_are_derived_when_indexed_not_in_searches(
     for query in QUERIES:
         fast.retrieve(query, 10)
     assert derived == []  # every file's role was derived as its chunks were indexed
-    code = fast.streams[0].stream
-    assert isinstance(code, CodeStream)
+    code = code_of(fast)
     added = Document("new0", "parse header token", {"file": "tests/test_new.py", "format": "code"})
     code.replace_documents((), [added])
     assert derived == ["tests/test_new.py"]  # a new file's, once, at its commit
@@ -160,8 +165,7 @@ def test_a_restored_index_leaves_roles_to_the_searches_that_meet_them(
     original = CodeStream(weights=WORKSPACE.fields)
     original.replace_documents((), documents)
     fast, _ = retrievers([])
-    code = fast.streams[0].stream
-    assert isinstance(code, CodeStream)
+    code = code_of(fast)
     derived = role_derivations(monkeypatch)
     code.restore_state(original.export_state(), {d.id: d for d in documents})
     assert derived == []  # a restart answers first
@@ -194,8 +198,7 @@ def test_a_restored_index_takes_its_tags_from_the_stored_state(
     )
     documents = [*corpus(), generated]
     original, _ = retrievers(documents)
-    stored = original.streams[0].stream
-    assert isinstance(stored, CodeStream)
+    stored = code_of(original)
     state = stored.export_state()
     tagging: list[int] = []
     real_tag = code_stream._CodeIndex.tag
@@ -206,8 +209,7 @@ def test_a_restored_index_takes_its_tags_from_the_stored_state(
 
     monkeypatch.setattr(code_stream._CodeIndex, "tag", counting)
     restored, _ = retrievers([])
-    code = restored.streams[0].stream
-    assert isinstance(code, CodeStream)
+    code = code_of(restored)
     del tagging[:]  # (an empty stream's first commit)
     code.restore_state(state, {d.id: d for d in documents})
     assert tagging == []  # no document's metadata read again
@@ -220,8 +222,7 @@ def test_a_restored_index_takes_its_tags_from_the_stored_state(
         assert [(r.document.id, r.score) for r in restored.retrieve(query, 10)] == expected
     # A generation stored before the tags were kept: tagged from the metadata, the same tags.
     older, _ = retrievers([])
-    code = older.streams[0].stream
-    assert isinstance(code, CodeStream)
+    code = code_of(older)
     del tagging[:]
     code.restore_state(
         dataclasses.replace(state, arrays={}, strings=[]), {d.id: d for d in documents}
@@ -340,8 +341,7 @@ def test_slot_fusion_after_a_restore() -> None:
     original = CodeStream(weights=WORKSPACE.fields)
     original.replace_documents((), documents)
     fast, general = retrievers([])
-    code = fast.streams[0].stream
-    assert isinstance(code, CodeStream)
+    code = code_of(fast)
     code.restore_state(original.export_state(), {d.id: d for d in documents})
     for query in QUERIES:
         expected = [(r.document.id, r.score) for r in general.retrieve(query, 10)]
