@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 NAME = "json-tables-1"
 MIN_TABLE = 16  # shorter lists stay in the skeleton
-LENGTH = _LENGTH = struct.Struct("<Q")  # every count and length (LENGTH: ragls.store.stored_texts)
+_LENGTH = struct.Struct("<Q")
 _NUMBER = np.dtype("<u4")
 _SURROGATES = "surrogatepass"  # file names that are not UTF-8 carry lone surrogates
 _SEPARATOR = b"\x00"
@@ -245,6 +245,29 @@ def decode(data: bytes | bytearray, record_tables: bool = False) -> object:
     if reader.left:
         raise DecodeError(f"{reader.left} bytes follow the last table")
     return value
+
+
+_ONE_STRING_TABLE = {"value": None, "tables": [{"path": [], "kind": "strings"}]}
+
+
+def string_table(data: bytes | bytearray) -> tuple[int, int, int] | None:
+    """(count, start, end) of the strings of a part that is exactly one string table (a list of
+    strings :func:`encode` wrote as one, which :mod:`ragls.store.stored_texts` reads where it
+    is); None for any other part, which :func:`decode` reads. DecodeError if the table's
+    count and length do not fit the bytes (its strings are the caller's to check)."""
+    reader = _Reader(data)
+    try:
+        start, end = reader.sized("the skeleton")
+        head = json.loads(str(reader.view[start:end], "utf-8", _SURROGATES))
+    except (ValueError, RecursionError):  # DecodeError included: decode says what is wrong
+        return None
+    if head != _ONE_STRING_TABLE:
+        return None
+    count = reader.length("a table's count")
+    start, end = reader.sized("a table")
+    if reader.left:
+        raise DecodeError(f"{reader.left} bytes follow the last table")
+    return count, start, end
 
 
 def _table_value(described: dict[str, Any], reader: _Reader) -> list[Any] | RecordTable:

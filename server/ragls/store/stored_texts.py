@@ -28,7 +28,6 @@ Decisions written down here:
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator
 from itertools import pairwise
@@ -41,7 +40,6 @@ from ragls.store import codec
 IntArray = npt.NDArray[np.int64]
 _ERRORS = "surrogatepass"  # as the codec writes them: file names may carry lone surrogates
 _STEP = 1 << 20  # UTF-8 is checked a segment at a time, cut at a separator
-_ONE_TABLE = {"value": None, "tables": [{"path": [], "kind": "strings"}]}
 
 
 class StoredTexts:
@@ -133,34 +131,16 @@ def _decoded(data: bytes) -> str:
 def _table_spans(data: bytearray) -> tuple[IntArray, IntArray] | None:
     """Where each string of a part that is exactly one string table starts and ends in
     ``data``; None for any other part. Checks what :func:`ragls.store.codec.decode` checks."""
-    view = memoryview(data)
-    length = codec.LENGTH.size
-    if len(data) < length:
+    table = codec.string_table(data)
+    if table is None:
         return None
-    size = int(codec.LENGTH.unpack_from(data, 0)[0])
-    if size > len(data) - length:
-        return None
-    try:
-        head = json.loads(str(view[length : length + size], "utf-8", _ERRORS))
-    except (ValueError, RecursionError):
-        return None
-    if head != _ONE_TABLE:
-        return None
-    position = length + size
-    if len(data) - position < 2 * length:
-        raise codec.DecodeError("the part ends before its table")
-    count = int(codec.LENGTH.unpack_from(data, position)[0])
-    table = int(codec.LENGTH.unpack_from(data, position + length)[0])
-    start = position + 2 * length
-    end = start + table
-    if end != len(data):
-        raise codec.DecodeError(f"a table claims {table} bytes, {len(data) - start} remain")
+    count, start, end = table
     separators = _separators(data, start, end)
-    if count == 0 and table == 0:
+    if count == 0 and start == end:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     if count != len(separators) + 1:
         raise codec.DecodeError(f"a table claims {count} strings and holds {len(separators) + 1}")
-    _check_utf8(view, start, end, separators)
+    _check_utf8(memoryview(data), start, end, separators)
     starts = np.concatenate(([start], separators + 1)).astype(np.int64)
     ends = np.concatenate((separators, [end])).astype(np.int64)
     return starts, ends
