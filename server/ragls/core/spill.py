@@ -37,7 +37,7 @@ import os
 import tempfile
 import threading
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import IO, Protocol
@@ -160,7 +160,7 @@ class TextSpill:
         if not chosen:
             return given
         encoded = [given[number].content.encode("utf-8", _ERRORS) for number in chosen]
-        held = list(given)
+        kept = list(given)
         with self._lock:
             try:
                 placed = self._write(encoded)
@@ -171,8 +171,9 @@ class TextSpill:
                 )
                 return given
         for number, (segment, start, end) in zip(chosen, placed, strict=True):
-            held[number] = _spilled(given[number], segment, start, end)
-        return tuple(held)
+            document = given[number]
+            kept[number] = _spilled(document.id, document.metadata, segment, start, end)
+        return tuple(kept)
 
     def _write(self, encoded: list[bytes]) -> list[tuple[_Segment, int, int]]:
         """Each text's (segment, start, end), written a segment's worth at a time (lock held).
@@ -223,29 +224,24 @@ def kept_in(
     again; TypeError if a part is not of its type."""
     documents: list[Document] = []
     append = documents.append
-    set_attribute = object.__setattr__
     for number, (id, data, start, end) in enumerate(zip(ids, metadata, *spans, strict=True)):
         if end - start < MIN_SPILL_CHARS:
             append(Document.restored(id, short(number), data))
             continue
         if not (isinstance(id, str) and id):
             raise TypeError("a stored document's id is not a string")
-        spilled = object.__new__(SpilledDocument)
-        set_attribute(spilled, "id", id)
-        set_attribute(spilled, "metadata", held(data))
-        set_attribute(spilled, "_segment", source)
-        set_attribute(spilled, "_start", start)
-        set_attribute(spilled, "_end", end)
-        append(spilled)
+        append(_spilled(id, held(data), source, start, end))
     return documents
 
 
-def _spilled(document: Document, segment: _Segment, start: int, end: int) -> SpilledDocument:
+def _spilled(
+    id: str, metadata: Mapping[str, str], source: TextSource, start: int, end: int
+) -> SpilledDocument:
     spilled = object.__new__(SpilledDocument)
     set_attribute = object.__setattr__
-    set_attribute(spilled, "id", document.id)
-    set_attribute(spilled, "metadata", document.metadata)
-    set_attribute(spilled, "_segment", segment)
+    set_attribute(spilled, "id", id)
+    set_attribute(spilled, "metadata", metadata)
+    set_attribute(spilled, "_segment", source)
     set_attribute(spilled, "_start", start)
     set_attribute(spilled, "_end", end)
     return spilled
