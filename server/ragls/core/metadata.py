@@ -155,9 +155,11 @@ def _mappings(
     if len(set(keys)) != len(keys):
         raise ValueError(f"a stored record names a key twice: {keys!r}")
     columns = at[:, 1::2].T.tolist()
-    rows = list(zip(*(map(text, column) for column in columns), strict=True)) if keys else None
-    if rows is None:
-        rows = [()] * len(at)
+    rows: list[tuple[str, ...]] = (
+        list(zip(*(map(text, column) for column in columns), strict=True))
+        if keys
+        else [()] * len(at)
+    )
     layout = _layout(keys)
     if layout is None:
         return [MappingProxyType(dict(zip(keys, row, strict=True))) for row in rows]
