@@ -114,6 +114,34 @@ def test_a_definition_of_a_named_symbol_ranks_above_its_uses() -> None:
     assert ranked(RankingWeights(), "where is mergePath", use, definition)[0] == use.id
 
 
+def test_a_definition_matches_by_its_whole_name_or_its_last_component() -> None:
+    """``Router.mergePath`` is defined where the query names ``mergePath`` (any case); a symbol
+    that merely holds the name (``remergePath``) is not, and is when named whole."""
+    weights = RankingWeights(definition=1.0)
+    use = chunk("src/app.ts", "router.mergePath(a)", "main", "function")
+    holder = chunk("src/net.ts", "function remergePath", "remergePath", "function")
+    method = chunk("src/router.ts", "mergePath(a) {", "Router.mergePath", "method")
+    assert ranked(weights, "where is MergePath", use, holder, method)[0] == method.id
+    assert ranked(weights, "remergePath", use, method, holder)[0] == holder.id
+    assert ranked(RankingWeights(), "where is MergePath", use, holder, method)[0] == use.id
+
+
+def test_symbol_keys_are_numbered_for_the_symbols_a_search_meets_only() -> None:
+    import numpy as np
+
+    from ragls.core.ranking import columns
+
+    interner = columns.Interner()
+    numbers = [interner.number(f"Class{i}.method") for i in range(100)]
+    asked = np.array([numbers[3], columns.NONE, numbers[7], numbers[3]], np.int64)
+    keys = interner.symbol_key_numbers(asked).tolist()
+    whole3, last = interner.key_number("class3.method"), interner.key_number("method")
+    whole7 = interner.key_number("class7.method")
+    assert keys == [[whole3, last], [-1, -1], [whole7, last], [whole3, last]]
+    assert interner.key_number("class5.method") == columns.NONE  # never met
+    assert len({whole3, last, keys[2][0]}) == 3
+
+
 def test_word_pairs_of_a_pasted_message_find_the_line_that_prints_it() -> None:
     other = chunk("src/a.py", "referer check: origins that are trusted")
     message = chunk(

@@ -92,6 +92,12 @@ class Interner:
         # Files by lower-cased base name, for a trace's frames (built on the first one asked)
         self._by_base_name: dict[str, list[int]] = {}
         self._named_files = 0  # how many of ``_files`` are in ``_by_base_name``
+        # Each value's symbol keys (:func:`symbol_keys`) as numbers of ``_keys``, whole and
+        # last component, at the value's number + 1 (entry 0 is NONE's); UNKNOWN before a
+        # search meets the value as a candidate's symbol.
+        self._keys: dict[str, int] = {}
+        self._key_numbers = np.full((16, 2), UNKNOWN, np.int32)
+        self._key_numbers[0] = NONE
 
     @classmethod
     def restored(cls, values: list[str], files: list[int], generated: list[int]) -> Interner:
@@ -144,6 +150,36 @@ class Interner:
         base = named.rsplit("/", 1)[-1]
         found = self._by_base_name.get(base, ())
         return [number for number in found if names_file(values[number].lower(), named)]
+
+    def symbol_key_numbers(self, numbers: IntArray) -> npt.NDArray[np.int32]:
+        """For each value of ``numbers`` read as a symbol, the numbers of its two keys
+        (:func:`symbol_keys`: lower-cased whole, last component), as columns; NONE for NONE.
+        A value met for the first time has its keys derived then: a search compares its
+        candidates' symbols with the query's names as integers, without reading (and
+        lower-casing) a few hundred symbol strings each time."""
+        grown = self._key_numbers
+        if len(grown) <= len(self.values):
+            grown = np.full((max(len(self.values) + 1, 2 * len(grown)), 2), UNKNOWN, np.int32)
+            grown[: len(self._key_numbers)] = self._key_numbers
+            self._key_numbers = grown
+        shifted = numbers + 1  # NONE (-1) reads entry 0
+        found = grown[shifted]
+        unknown = found[:, 0] == UNKNOWN
+        if unknown.any():
+            keys = self._keys
+            for number in set(numbers[unknown].tolist()):
+                whole, last = symbol_keys(self.values[number])
+                grown[number + 1] = (
+                    keys.setdefault(whole, len(keys)),
+                    keys.setdefault(last, len(keys)),
+                )
+            found = grown[shifted]
+        return found
+
+    def key_number(self, key: str) -> int:
+        """The number :meth:`symbol_key_numbers` gives ``key`` (lower case); NONE for a key no
+        symbol met so far has."""
+        return self._keys.get(key, NONE)
 
     def mark_generated(self, number: int, generated: bool) -> None:
         """Record whether file ``number``'s first chunk says the file is generated (its role,

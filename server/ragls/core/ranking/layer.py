@@ -291,32 +291,30 @@ def stem_words(path: str) -> frozenset[str]:
 
 
 def _definition_factors(plan: RankingPlan, columns: Columns) -> FloatArray:
-    """``1 + definition * match`` for chunks whose symbol the query names (1 elsewhere)."""
+    """``1 + definition * match`` for chunks whose symbol the query names (1 elsewhere): the
+    surer of the names equal to the symbol's lower-cased whole or last component, compared as
+    the interner's key numbers."""
     factor = np.ones(len(columns))
     symbols = columns.symbols
     defined = np.flatnonzero(symbols != NONE)
     if not len(defined):
         return factor
-    names, weight, values = plan.names, plan.weights.definition, columns.interner.values
-    numbers = list(set(symbols[defined].tolist()))
-    texts = [values[number] for number in numbers]
-    joined, starts = _joined_lower(texts)
-    # A symbol can only match a name it contains: most are passed over without being split.
-    containing = {
-        numbers[position] for name in names for position in _holders(joined, starts, name, texts)
+    interner = columns.interner
+    keys = interner.symbol_key_numbers(symbols[defined])  # before the names: it adds keys
+    sure = {
+        number: value
+        for name, value in plan.names.items()
+        if (number := interner.key_number(name)) != NONE
     }
-    gains = {}
-    for number in containing:
-        whole, last = symbol_keys(values[number])
-        gain = 1.0 + weight * max(names.get(last, 0.0), names.get(whole, 0.0))
-        if gain != 1.0:
-            gains[number] = gain
-    if gains:  # NONE is never a key: chunks without a definition keep 1
-        keys = np.array(sorted(gains), np.int64)
-        found = np.searchsorted(keys, symbols)
-        found[found == len(keys)] = 0
-        hit = keys[found] == symbols
-        factor[hit] = np.array([gains[number] for number in keys.tolist()])[found[hit]]
+    if not sure:
+        return factor
+    known = np.array(sorted(sure), np.int32)
+    values = np.array([sure[number] for number in known.tolist()] + [0.0])
+    # Each key's place among the known ones, or the last entry (0.0) where it is not one.
+    places = np.searchsorted(known, keys)
+    places[known[np.minimum(places, len(known) - 1)] != keys] = len(known)
+    matched = np.maximum(values[places[:, 0]], values[places[:, 1]])
+    factor[defined] = 1.0 + plan.weights.definition * matched
     return factor
 
 
