@@ -410,12 +410,8 @@ def test_files_without_a_grammar_are_counted_by_language(tmp_path: Path) -> None
     assert restored.windowed_languages == {"perl": 2}
 
 
-def test_a_run_with_workers_encodes_the_code_stream_while_they_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The code stream's analysis is done in groups as the workers' results come in (each
-    commit, partial or final, takes whole groups), and gives the index a serial run gives."""
-    monkeypatch.setattr("ragls.ingest.indexer.PREPARE_DOCUMENTS", 40)
+def _ledger_tree(folder: Path) -> Path:
+    """300 small Python files: enough for an index run to use worker processes."""
     files: dict[str, str | bytes] = {
         f"pkg{i % 7}/mod{i}.py": (
             f"class Ledger{i}:\n    def reconcile_entry_{i % 11}(self, amount):\n"
@@ -423,7 +419,16 @@ def test_a_run_with_workers_encodes_the_code_stream_while_they_read(
         )
         for i in range(300)
     }
-    root = make_tree(tmp_path / "tree", files)
+    return make_tree(folder, files)
+
+
+def test_a_run_with_workers_encodes_the_code_stream_while_they_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The code stream's analysis is done in groups as the workers' results come in (each
+    commit, partial or final, takes whole groups), and gives the index a serial run gives."""
+    monkeypatch.setattr("ragls.ingest.indexer.PREPARE_DOCUMENTS", 40)
+    root = _ledger_tree(tmp_path / "tree")
 
     def index(workers: int) -> CodeStream:
         stores, code = Stores(), CodeStream()
@@ -443,3 +448,32 @@ def test_a_run_with_workers_encodes_the_code_stream_while_they_read(
         assert [(r.document.id, r.score) for r in parallel.search(query, 20)] == [
             (r.document.id, r.score) for r in serial.search(query, 20)
         ]
+
+
+def test_the_code_stream_encodes_texts_before_they_go_to_the_spill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With texts held in the spill file, a run with workers encodes each chunk from the text
+    it received, not by reading it back from the file (it did, 55,000 reads at 1x)."""
+    from ragls.core import code_stream, spill
+
+    monkeypatch.setattr(spill, "_configured", spill.TextSpill(tmp_path / "spill"))
+    encoded: list[Document] = []
+    encode = code_stream.encode_documents
+
+    def recording(documents: list[Document], *args: object) -> object:
+        encoded.extend(documents)
+        return encode(documents, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(code_stream, "encode_documents", recording)
+    stores, code = Stores(), CodeStream()
+    root = _ledger_tree(tmp_path / "tree")
+    FileIndexer(workers=2).index(
+        KnowledgeSourceConfig(root), stores.kb, stores.bm25, streams=[code]
+    )
+    held = [code.get(document.id) for document in encoded]
+    assert len(encoded) == len(code) > 300
+    assert not any(isinstance(document, spill.SpilledDocument) for document in encoded)
+    spilled = [isinstance(document, spill.SpilledDocument) for document in held]
+    assert sum(spilled) >= 300  # the longer chunks (short ones stay in memory)
+    assert [d.content for d in encoded] == [d.content for d in held]  # type: ignore[union-attr]

@@ -282,14 +282,18 @@ class CodeStream:
             # arrays): let them go now rather than at the next search.
             state.weighed_terms.clear()
 
-    def prepare(self, documents: Sequence[Document]) -> None:
+    def prepare(
+        self, documents: Sequence[Document], readable: Sequence[Document] | None = None
+    ) -> None:
         """Encode ``documents`` now, ahead of the commit that will add them (an index run calls
         this while its worker processes still read files, so the analysis is not a serial step
         after them). A later :meth:`replace_documents` whose batch begins with prepared
         documents, in the order they were prepared, uses their encoding instead of encoding
         them again; the index does not change here. :meth:`drop_prepared` forgets what no
-        commit used."""
-        self._state.prepared.add(documents)
+        commit used. ``readable``: the same documents (ids, texts, metadata) as they were
+        before their texts went to the spill (:mod:`ragls.core.spill`), encoded instead of
+        reading each text back from its file."""
+        self._state.prepared.add(documents, readable)
 
     def drop_prepared(self) -> None:
         """Forget every prepared encoding (an index run calls this when it ends)."""
@@ -579,15 +583,24 @@ class PreparedEncodings:
         self.documents_prepared = 0  # documents encoded by add
         self.documents_used = 0  # prepared documents a commit took instead of encoding them
 
-    def add(self, documents: Sequence[Document]) -> None:
+    def add(
+        self, documents: Sequence[Document], readable: Sequence[Document] | None = None
+    ) -> None:
+        """Encode ``documents`` (their texts read from ``readable``, the same documents with
+        their texts in memory, when given) and keep the encoding for them."""
         batch = list(documents)
         if not batch:
             return
+        if readable is not None and (
+            len(readable) != len(batch)
+            or any(a.id != b.id for a, b in zip(readable, batch, strict=True))
+        ):
+            raise ValueError("the readable documents are not the documents prepared")
         with self._lock:
             if len(self._split) > PREPARED_SPLITS:
                 self._split = {}
             split = self._split
-        encoded = encode_documents(batch, split)
+        encoded = encode_documents(batch if readable is None else readable, split)
         with self._lock:
             self._slices.append((batch, encoded))
             self.documents_prepared += len(batch)

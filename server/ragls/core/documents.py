@@ -142,6 +142,8 @@ class PreparingStream(Protocol):
     """An :class:`IndexedStream` that can encode documents ahead of the commit that adds them
     (while an index run's workers still read), and use that encoding when the commit comes."""
 
-    def prepare(self, documents: Sequence[Document]) -> None: ...
+    def prepare(
+        self, documents: Sequence[Document], readable: Sequence[Document] | None = None
+    ) -> None: ...
 
     def drop_prepared(self) -> None: ...

@@ -345,13 +345,15 @@ class FileIndexer:
         parallel = in_workers(self.workers, len(pending))
         preparing = [s for s in stores if isinstance(s, PreparingStream)] if parallel else []
         unprepared: list[Document] = []
+        readable: list[Document] = []  # the same, their texts still in memory
 
         def prepare_all() -> None:
             """Hand the documents not prepared yet over (before a commit, so that the commit's
             documents are whole prepared groups)."""
             for stream in preparing:
-                stream.prepare(unprepared)
+                stream.prepare(unprepared, readable)
             unprepared.clear()
+            readable.clear()
 
         try:
             for position, candidate in enumerate(candidates, start=1):
@@ -373,6 +375,7 @@ class FileIndexer:
                         files_chunked += 1
                         if preparing and record is not None:
                             unprepared.extend(record.documents)
+                            readable.extend(processed.documents)  # not read back (spill)
                             if len(unprepared) >= PREPARE_DOCUMENTS:
                                 prepare_all()
                     if processed.status is Status.SAME:
