@@ -65,3 +65,28 @@ def test_stores_given_the_shared_analysis_search_as_they_would_alone() -> None:
         assert shared_bm25.search(query, 10) == own_bm25.search(query, 10)
         assert shared_kb.search(query, 10) == own_kb.search(query, 10)
     assert shared_bm25.stats() == own_bm25.stats()
+
+
+def test_encoding_a_batch_leaves_no_reference_cycle_behind() -> None:
+    """A batch's numbered vocabulary is freed as soon as the batch is made, not when the cyclic
+    collector next runs (an index run keeps its objects from the collector)."""
+    import gc
+
+    from ragls.core.batches import concatenate
+    from ragls.core.code_stream import encode_documents
+
+    documents = [
+        Document(f"d{i}", f"def parse_header{i}(raw_value): return raw_value.strip()", {})
+        for i in range(50)
+    ]
+    gc.collect()
+    gc.disable()
+    try:
+        batch = encode_documents(documents)
+        joined = concatenate([batch, batch])
+        stemmed = stem_batch(analyze_documents(documents))
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert len(joined) == 100 and len(stemmed) == 50 and "parse" in batch.vocabulary
+    assert unreachable == 0

@@ -42,10 +42,20 @@ class EncodedBatch:
 
 
 def numbering() -> defaultdict[str, int]:
-    """A dict that gives each new key the next number (0, 1, ...) when it is first looked up."""
+    """A dict that gives each new key the next number (0, 1, ...) when it is first looked up.
+    Its factory is its own ``__len__``: a reference cycle, which :func:`numbered` breaks."""
     numbers: defaultdict[str, int] = defaultdict()
     numbers.default_factory = numbers.__len__  # called before the key is inserted
     return numbers
+
+
+def numbered(numbers: defaultdict[str, int]) -> list[str]:
+    """The keys of a finished :func:`numbering`, in number order. The numbering is closed (no
+    factory): left as a cycle, a batch's vocabulary (megabytes) stays until the cyclic
+    collector's next full pass finds it, and longer while an index run keeps the process's
+    objects from the collector (ragls.ingest.indexer)."""
+    numbers.default_factory = None
+    return list(numbers)
 
 
 def encode(items: Iterable[tuple[str, Mapping[str, float], float]]) -> EncodedBatch:
@@ -61,7 +71,7 @@ def encode(items: Iterable[tuple[str, Mapping[str, float], float]]) -> EncodedBa
         sizes.append(len(counts))
         ids.append(document_id)
         lengths.append(length)
-    vocabulary = list(local)
+    vocabulary = numbered(local)
     return EncodedBatch(
         ids,
         lengths,
@@ -108,7 +118,7 @@ def stem_batch(plain: EncodedBatch) -> EncodedBatch:
     """``plain`` (from :func:`analyze_documents`) with every term stemmed (SPEC §2 step 3)."""
     stems = numbering()
     mapping = np.fromiter(map(stems.__getitem__, map(stem_uncached, plain.vocabulary)), np.int32)
-    vocabulary = list(stems)
+    vocabulary = numbered(stems)
     terms = mapping[plain.terms]
     values, sizes = plain.values, plain.sizes
     if len(vocabulary) < len(plain.vocabulary):
@@ -163,7 +173,7 @@ def expand_batch(plain: EncodedBatch, expansions: Sequence[Sequence[str]]) -> En
     numbers = numbering()
     number = numbers.__getitem__
     flat = np.fromiter((number(term) for terms in expansions for term in terms), np.int32)
-    vocabulary = list(numbers)
+    vocabulary = numbered(numbers)
     widths = np.fromiter(map(len, expansions), np.int64, len(expansions))
     starts = np.zeros(len(widths) + 1, np.int64)
     np.cumsum(widths, out=starts[1:])
@@ -211,7 +221,7 @@ def concatenate(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     return EncodedBatch(
         ids,
         lengths,
-        list(numbers),
+        numbered(numbers),
         np.concatenate(terms).astype(np.int32),
         np.concatenate(values),
         np.concatenate(sizes),
