@@ -477,3 +477,31 @@ def test_the_code_stream_encodes_texts_before_they_go_to_the_spill(
     spilled = [isinstance(document, spill.SpilledDocument) for document in held]
     assert sum(spilled) >= 300  # the longer chunks (short ones stay in memory)
     assert [d.content for d in encoded] == [d.content for d in held]  # type: ignore[union-attr]
+
+
+def test_a_run_with_workers_keeps_its_objects_from_the_collector_until_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each group of documents handed to the code stream freezes what the process holds (the
+    collector's full passes skip it); the run's end unfreezes it all; a serial run does neither."""
+    import gc
+
+    monkeypatch.setattr("ragls.ingest.indexer.PREPARE_DOCUMENTS", 100)
+    frozen: list[int] = []
+    freeze = gc.freeze
+
+    def counting() -> None:
+        freeze()
+        frozen.append(gc.get_freeze_count())
+
+    monkeypatch.setattr(gc, "freeze", counting)
+    root = _ledger_tree(tmp_path / "tree")
+    for workers, groups in ((1, 0), (2, 4)):
+        frozen.clear()
+        stores, code = Stores(), CodeStream()
+        FileIndexer(workers=workers).index(
+            KnowledgeSourceConfig(root), stores.kb, stores.bm25, streams=[code]
+        )
+        assert len(frozen) >= groups and all(count > 0 for count in frozen)
+        assert bool(frozen) == (workers > 1)
+        assert gc.get_freeze_count() == 0
