@@ -391,7 +391,7 @@ def test_files_without_a_grammar_are_counted_by_language(tmp_path: Path) -> None
         tmp_path,
         {
             "src/app.py": "def main():\n    return 1\n",
-            "tools/a.pl": "print 1;\n",
+            "tools/a.pl": "print 1;\n" * 400,  # several windows: one file
             "tools/b.pl": "print 2;\n",
             "db/schema.sql": "create table t (id int);\n",
         },
@@ -408,6 +408,7 @@ def test_files_without_a_grammar_are_counted_by_language(tmp_path: Path) -> None
     documents = {d.id: d for d in stores.kb.list()}
     restored.restore_records(root, records, skips, documents)
     assert restored.windowed_languages == {"perl": 2}
+    assert sum(d.metadata["file"] == "tools/a.pl" for d in documents.values()) > 1
 
 
 def _ledger_tree(folder: Path) -> Path:

@@ -267,8 +267,10 @@ class FileIndexer:
             for d in record.documents
             if marked is None or d.id in marked
         )
+        # A file's chunks share its format and language: its first chunk says (a restart read
+        # every chunk's metadata for this, 55,000 at 1x).
         self._windowed = windowed_languages(
-            d for record in restored.values() for d in record.documents
+            record.documents[0] for record in restored.values() if record.documents
         )
         self._symbols.clear()
         self._symbols.replace((path, record.symbols) for path, record in restored.items())
