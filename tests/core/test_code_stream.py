@@ -304,3 +304,24 @@ def test_prepared_documents_in_another_order_are_encoded_again() -> None:
     assert _results(stream) == _encoded_at_the_commit()
     stream.drop_prepared()
     assert len(encodings) == 0
+
+
+def test_symbol_keys_are_derived_when_chunks_are_indexed_not_by_the_first_searches() -> None:
+    """The ranking layer's definitions rule compares interned symbol keys; an index run
+    derives the keys of the symbols it adds, a restored index leaves them to its searches."""
+    import numpy as np
+
+    from ragls.core.ranking.columns import NONE
+
+    stream = CodeStream()
+    stream.replace_documents((), corpus())
+    interner = stream.shared.interner
+    assert interner.key_number("before_request") != NONE  # Flask.before_request's last part
+    assert interner.key_number("flask.before_request") != NONE
+    assert interner.key_number("unrelated") != NONE
+    restored = CodeStream()
+    restored.restore_state(stream.export_state(), {d.id: d for d in corpus()})
+    kept = restored.shared.interner
+    assert kept.key_number("before_request") == NONE  # a restart does not derive them
+    kept.symbol_key_numbers(np.arange(len(kept.values), dtype=np.int64))  # a search would
+    assert kept.key_number("before_request") != NONE
