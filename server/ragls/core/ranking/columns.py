@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +30,7 @@ from ragls.core.ranking.shape import NAME_SEPARATORS
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+ArrayType = TypeVar("ArrayType", np.int32, np.int64)
 NONE = -1  # the value number of a missing file or symbol
 SOURCE_CODE = len(ROLES)  # the role number of source (no role)
 GENERATED = next(number for number, role in enumerate(ROLES) if role.name == "generated")
@@ -93,8 +95,8 @@ class Interner:
         self._by_base_name: dict[str, list[int]] = {}
         self._named_files = 0  # how many of ``_files`` are in ``_by_base_name``
         # Each value's symbol keys (:func:`symbol_keys`) as numbers of ``_keys``, whole and
-        # last component, at the value's number + 1 (entry 0 is NONE's); UNKNOWN before a
-        # search meets the value as a candidate's symbol.
+        # last component, at the value's number + 1 (entry 0 is NONE's); UNKNOWN until the
+        # value is tagged as a chunk's symbol (an index run) or a search meets it (restored).
         self._keys: dict[str, int] = {}
         self._key_numbers = np.full((16, 2), UNKNOWN, np.int32)
         self._key_numbers[0] = NONE
@@ -154,14 +156,10 @@ class Interner:
     def symbol_key_numbers(self, numbers: IntArray) -> npt.NDArray[np.int32]:
         """For each value of ``numbers`` read as a symbol, the numbers of its two keys
         (:func:`symbol_keys`: lower-cased whole, last component), as columns; NONE for NONE.
-        A value met for the first time has its keys derived then: a search compares its
+        A value not derived yet has its keys derived then: a search compares its
         candidates' symbols with the query's names as integers, without reading (and
         lower-casing) a few hundred symbol strings each time."""
-        grown = self._key_numbers
-        if len(grown) <= len(self.values):
-            grown = np.full((max(len(self.values) + 1, 2 * len(grown)), 2), UNKNOWN, np.int32)
-            grown[: len(self._key_numbers)] = self._key_numbers
-            self._key_numbers = grown
+        self._key_numbers = grown = self._with_room(self._key_numbers)
         shifted = numbers + 1  # NONE (-1) reads entry 0
         found = grown[shifted]
         unknown = found[:, 0] == UNKNOWN
@@ -180,6 +178,16 @@ class Interner:
         """The number :meth:`symbol_key_numbers` gives ``key`` (lower case); NONE for a key no
         symbol met so far has."""
         return self._keys.get(key, NONE)
+
+    def _with_room(self, derived: npt.NDArray[ArrayType]) -> npt.NDArray[ArrayType]:
+        """``derived`` (a row per value, at the value's number + 1) with a row for every value
+        numbered so far: grown by doubling, the new rows UNKNOWN."""
+        if len(derived) > len(self.values):
+            return derived
+        size = max(len(self.values) + 1, 2 * len(derived))
+        grown = np.full((size, *derived.shape[1:]), UNKNOWN, derived.dtype)
+        grown[: len(derived)] = derived
+        return grown
 
     def mark_generated(self, number: int, generated: bool) -> None:
         """Record whether file ``number``'s first chunk says the file is generated (its role,
@@ -210,10 +218,7 @@ class Interner:
         """The role number of each value in ``numbers`` read as a path (:data:`SOURCE_CODE` for
         source, the empty path and NONE), derived for any value not derived yet (a value that
         is not a file's, a file whose generated mark changed)."""
-        if len(self._roles) <= len(self.values):
-            grown = np.full(max(len(self.values) + 1, 2 * len(self._roles)), UNKNOWN, np.int64)
-            grown[: len(self._roles)] = self._roles
-            self._roles = grown
+        self._roles = self._with_room(self._roles)
         shifted = numbers + 1  # NONE (-1) reads entry 0
         codes = self._roles[shifted]
         unknown = codes == UNKNOWN
