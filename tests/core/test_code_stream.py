@@ -233,7 +233,7 @@ def test_long_terms_keep_their_weighed_postings_until_the_index_changes(
     assert [(r.id, r.score) for r in stream.search(query, 50)] == expected
 
 
-def test_terms_are_looked_up_once_per_version_of_the_index(
+def test_a_write_looks_up_again_only_the_terms_it_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rng = random.Random(5)
@@ -241,7 +241,7 @@ def test_terms_are_looked_up_once_per_version_of_the_index(
     documents = [
         chunk(f"d{n:03d}", " ".join(rng.choices(words, k=8)), f"src/f{n % 17}.py")
         for n in range(200)
-    ]
+    ] + [chunk("z000", "zebra quokka", "zoo/pen.py", "Pen.feed", "method")]
     stream = CodeStream(weights=WORKSPACE.fields)
     stream.replace_documents((), documents)
     looked_up: list[str] = []
@@ -252,23 +252,68 @@ def test_terms_are_looked_up_once_per_version_of_the_index(
         return original(self, term)
 
     monkeypatch.setattr(InvertedIndex, "parts", counting)
-    first = [(r.id, r.score) for r in stream.search("alpha merge", 20)]
+    first = [(r.id, r.score) for r in stream.search("alpha merge zebra", 20)]
     asked = len(looked_up)
-    assert asked >= 2  # each word in each field, the ones without postings included
-    assert [(r.id, r.score) for r in stream.search("merge alpha", 20)] == first
+    assert asked >= 3  # each word in each field, the ones without postings included
+    assert [(r.id, r.score) for r in stream.search("merge zebra alpha", 20)] == first
     assert [(r.id, r.score) for r in stream.search("alpha nosuchword", 20)]
     assert looked_up[asked:] == [term for term in looked_up[asked:] if "nosuchword" in term]
-    assert len(stream.shared.weighed_terms) > 0
-    stream.remove("d000")  # a write: every look-up is stale, and let go at once
-    assert len(stream.shared.weighed_terms) == 0
+
+    stream.remove("z000")  # changes zebra's postings (and the count), not alpha's or merge's
     del looked_up[:]
-    after = [(r.id, r.score) for r in stream.search("alpha merge", 20)]
-    assert len(looked_up) == asked
+    after = [(r.id, r.score) for r in stream.search("alpha merge zebra", 20)]
+    assert looked_up and all("zebra" in term for term in looked_up)
     fresh = CodeStream(weights=WORKSPACE.fields)
-    fresh.replace_documents((), documents[1:])
-    assert after == [(r.id, r.score) for r in fresh.search("alpha merge", 20)]
-    stream.replace_documents((), [chunk("d999", "alpha beta", "src/new.py")])
-    assert len(stream.shared.weighed_terms) == 0
+    fresh.replace_documents((), documents[:-1])
+    assert after == [(r.id, r.score) for r in fresh.search("alpha merge zebra", 20)]
+
+    stream.add(chunk("z001", "merge quokka", "zoo/pen.py"))  # merge's postings change
+    del looked_up[:]
+    after = [(r.id, r.score) for r in stream.search("alpha merge nosuchword", 20)]
+    assert looked_up and all("merge" in term for term in looked_up)
+    fresh.add(chunk("z001", "merge quokka", "zoo/pen.py"))
+    assert after == [(r.id, r.score) for r in fresh.search("alpha merge nosuchword", 20)]
+
+    layout = stream.shared.index.layout
+    many = [chunk(f"m{n:05d}", "alpha " * (n % 5 + 1), f"big/m{n}.py") for n in range(20_000)]
+    stream.replace_documents((), many)  # a bulk batch: a merge renumbers every slot
+    assert stream.shared.index.layout != layout
+    assert len(stream.shared.weighed_terms) == 0  # the old arrays let go at once
+
+
+def test_what_a_write_keeps_scores_as_terms_looked_up_afresh() -> None:
+    rng = random.Random(11)
+    words = ["alpha", "beta", "gamma", "parse_header", "merge", "Token", "render"]
+    symbols = ["Parser.parse", "render_page", "merge_sort", ""]
+
+    def document(name: str) -> Document:
+        symbol = rng.choice(symbols)
+        content = " ".join(rng.choices(words, k=rng.randint(1, 12)))
+        file = f"pkg/{rng.choice(words)}/m{rng.randint(0, 9)}.py"
+        return chunk(name, content, file, symbol, "function" if symbol else "")
+
+    held = [document(f"d{n:03d}") for n in range(120)]
+    kept, afresh = CodeStream(weights=WORKSPACE.fields), CodeStream(weights=WORKSPACE.fields)
+    for stream in (kept, afresh):
+        stream.replace_documents((), held)
+    queries = ["alpha merge", "parse header token", "render gamma beta", "merge sort"]
+    for step in range(80):
+        action = rng.random()
+        if action < 0.3:
+            name = rng.choice(held).id
+            held = [document for document in held if document.id != name]
+            for stream in (kept, afresh):
+                stream.remove(name)
+        else:  # the same id again (the count does not move), or a new one
+            name = rng.choice(held).id if action < 0.6 else f"n{step:03d}"
+            new = document(name)
+            held = [document for document in held if document.id != name] + [new]
+            for stream in (kept, afresh):
+                stream.replace_documents((), [new])
+        for query in rng.sample(queries, 3):
+            afresh.shared.weighed_terms.clear()  # every term looked up and weighed again
+            expected = [(r.id, r.score) for r in afresh.search(query, 15)]
+            assert [(r.id, r.score) for r in kept.search(query, 15)] == expected, (step, query)
 
 
 def _results(stream: CodeStream) -> list[list[tuple[str, float]]]:

@@ -67,6 +67,8 @@ class InvertedIndex:
         self.total_length = 0.0
         self._term_ids = numbering()  # term -> id, ids given in order of first sight
         self._df = np.zeros(16, np.int64)
+        # By term id: the version of the last write that changed the term's postings or count.
+        self._changed = np.zeros(16, np.int64)
         self._base_offsets = np.zeros(1, np.int64)
         self._base_slots: SlotArray = np.zeros(0, np.int32)
         self._base_values: ValueArray = np.zeros(0, np.float32)
@@ -144,6 +146,7 @@ class InvertedIndex:
         self._delta_terms[slot] = tuple(term_ids)
         self._delta_postings += len(term_ids)
         self.version += 1
+        self._changed[term_ids] = self.version
         self._maybe_merge()
         return slot
 
@@ -190,17 +193,18 @@ class InvertedIndex:
                     del delta[term_id]
                 cache.pop(term_id, None)
             self._delta_postings -= len(delta_terms)
-            self._df[list(delta_terms)] -= 1
+            known = list(delta_terms)
         else:
             term_ids = self._term_ids
             known = [term_ids[term] for term in terms() if term in term_ids]
-            self._df[known] -= 1
             self._dead_base.append(slot)
             self._dead_cache = None
+        self._df[known] -= 1
         self.total_length -= self.lengths[slot]
         self.lengths[slot] = 0.0
         self._id_by_slot[slot] = None
         self.version += 1
+        self._changed[known] = self.version
         self._maybe_merge()
         return True
 
@@ -235,6 +239,14 @@ class InvertedIndex:
         if delta is not None:
             found.append(delta)
         return found
+
+    def term_version(self, term: str) -> int:
+        """The :attr:`version` of the last write that changed ``term``'s postings or document
+        frequency (-1 for a term the index never held): a reader that looked the term up at
+        version ``v`` of the same :attr:`layout` still holds its postings if this is at most
+        ``v``. (A merge changes the layout, and every term's postings with it.)"""
+        term_id = self._term_ids.get(term)
+        return -1 if term_id is None else int(self._changed[term_id])
 
     def value_bounds(self, term: str) -> tuple[float, float]:
         """(largest value, smallest document length) over ``term``'s postings: what score
@@ -356,6 +368,7 @@ class InvertedIndex:
         self.total_length = float(state.lengths.sum())
         self._df = np.zeros(max(16, terms), np.int64)
         self._df[:terms] = state.frequencies
+        self._changed = np.zeros(len(self._df), np.int64)
         self._base_offsets, self._base_slots = state.base_offsets, state.base_slots
         self._base_values, self._base_max = state.base_values, state.base_max
         self._base_min_length = state.base_min_length
@@ -392,9 +405,9 @@ class InvertedIndex:
         """The term ids of ``values``' keys, numbering the new ones."""
         ids = list(map(self._term_ids.__getitem__, values))
         if len(self._term_ids) > len(self._df):
-            grown = np.zeros(max(len(self._term_ids), 2 * len(self._df)), np.int64)
-            grown[: len(self._df)] = self._df
-            self._df = grown
+            size = max(len(self._term_ids), 2 * len(self._df))
+            self._df = _grown(self._df, size)
+            self._changed = _grown(self._changed, size)
         return ids
 
     def _delta_part(self, term_id: int) -> Part | None:
@@ -476,6 +489,12 @@ class InvertedIndex:
         self._delta_postings = 0
         self.version += 1
         self.layout += 1
+
+
+def _grown(array: npt.NDArray[np.int64], size: int) -> npt.NDArray[np.int64]:
+    grown = np.zeros(size, array.dtype)
+    grown[: len(array)] = array
+    return grown
 
 
 def top_slots(scores: FloatArray, top_k: int) -> list[int]:
