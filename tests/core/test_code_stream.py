@@ -245,13 +245,13 @@ def test_a_write_looks_up_again_only_the_terms_it_changed(
     stream = CodeStream(weights=WORKSPACE.fields)
     stream.replace_documents((), documents)
     looked_up: list[str] = []
-    original = InvertedIndex.parts
+    original = InvertedIndex.look_up_many
 
-    def counting(self: InvertedIndex, term: str) -> object:
-        looked_up.append(term)
-        return original(self, term)
+    def counting(self: InvertedIndex, terms: list[str]) -> object:
+        looked_up.extend(terms)
+        return original(self, terms)
 
-    monkeypatch.setattr(InvertedIndex, "parts", counting)
+    monkeypatch.setattr(InvertedIndex, "look_up_many", counting)
     first = [(r.id, r.score) for r in stream.search("alpha merge zebra", 20)]
     asked = len(looked_up)
     assert asked >= 3  # each word in each field, the ones without postings included

@@ -138,3 +138,33 @@ def test_a_state_no_index_could_have_written_is_refused(damage: object, named: s
     damage(state)  # type: ignore[operator]
     with pytest.raises(ValueError, match=named):
         InvertedIndex().restore_state(state)
+
+
+def _one_by_one(index: InvertedIndex, term: str) -> object:
+    parts = index.parts(term)
+    if not parts:
+        return None
+    listed = [(slots.tolist(), values.tolist()) for slots, values in parts]
+    return listed, index.document_frequency(term), *index.value_bounds(term)
+
+
+def test_terms_looked_up_together_read_what_each_read_alone_does() -> None:
+    index = InvertedIndex()
+    words = ["common", "rare", "gone", "late"]
+    index.add_many(
+        [(f"d{i}", {"common": 1.0 + i % 3, f"t{i}": 2.0}, 2.0 + i % 5) for i in range(30_000)]
+    )
+    index.add("x1", {"common": 7.0, "rare": 1.0}, 1.0)  # delta postings beside the base
+    index.add("x2", {"late": 2.0, "gone": 1.0}, 4.0)  # terms numbered after the merge
+    index.remove("x2", lambda: ["late", "gone"])
+    index.add("x3", {"late": 3.0}, 9.0)
+    index.remove("d4", lambda: ["common", "t4"])  # a dead base slot
+    asked = [*words, "t4", "t5", "nosuchterm", "rare"]
+    expected = [_one_by_one(index, term) for term in asked]
+    found = [
+        None if item is None else ([(s.tolist(), v.tolist()) for s, v in item[0]], *item[1:])
+        for item in index.look_up_many(asked)
+    ]
+    assert found == expected
+    assert found[asked.index("gone")] is None and found[asked.index("nosuchterm")] is None
+    assert InvertedIndex().look_up_many(["a", "b"]) == [None, None]

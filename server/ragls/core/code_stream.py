@@ -35,7 +35,7 @@ import math
 import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 
 import numpy as np
@@ -58,6 +58,7 @@ from ragls.core.index_state import StreamState
 from ragls.core.postings import (
     FloatArray,
     InvertedIndex,
+    LookedUp,
     Part,
     SlotArray,
     ValueArray,
@@ -451,36 +452,43 @@ class CodeStream:
         return best_first(slots, scores, index, top_k)
 
     def _query_terms(self, terms: list[str]) -> list[QueryTerm]:
-        """Each (term, field) pair with postings, weighted (lock held)."""
+        """Each (term, field) pair with postings, weighted (lock held): the pairs not kept
+        (:class:`WeighedTerms`, shared by the views) looked up together first."""
         weights = self._weights
         index = self._state.index
         count = len(index)
         k1, b = weights.k1, weights.b
         total = index.total_length
         average = total / count if total > 0 else 1.0
-        norms = self._state.norms(weights, average)
         fields = (("", weights.body), (SYMBOL_PREFIX, weights.symbol), (PATH_PREFIX, weights.path))
         cache = self._state.weighed_terms
-        found: list[QueryTerm] = []
+        asked: list[tuple[str, str, float, _Entry | None]] = []
         for term in terms:
             for prefix, weight in fields:
-                if weight == 0:
-                    continue
-                key = prefix + term
-                cache_key = (key, weight, k1, b)
-                entry = cache.get(cache_key, index)
-                if entry is None:
-                    entry = cache.put(cache_key, index.version, _look_up(index, key))
-                looked = entry.looked
-                if looked is None:
-                    continue
-                # Only the body's weighing reads the lengths (the other fields are not
-                # length-normalised): a write elsewhere that leaves the count keeps theirs.
-                weighed_at = (count, 0.0 if prefix else total)
-                if entry.term is None or entry.weighed_at != weighed_at:
-                    query_term = self._query_term(looked, weight, prefix, norms, average)
-                    cache.weigh(cache_key, entry, query_term, weighed_at)
-                found.append(entry.term)  # type: ignore[arg-type]
+                if weight != 0:
+                    key = prefix + term
+                    asked.append((key, prefix, weight, cache.get(key, index)))
+        missing = [key for key, _, _, entry in asked if entry is None]
+        looked_up = iter(index.look_up_many(missing) if missing else ())
+        norms: FloatArray | None = None
+        found: list[QueryTerm] = []
+        for key, prefix, weight, entry in asked:
+            if entry is None:
+                entry = cache.put(key, index.version, _looked(next(looked_up)))
+            looked = entry.looked
+            if looked is None:
+                continue
+            weighing = (weight, k1, b)
+            # Only the body's weighing reads the lengths (the other fields are not
+            # length-normalised): a write elsewhere that leaves the count keeps theirs.
+            weighed_at = (count, 0.0 if prefix else total)
+            record = entry.weighings.get(weighing)
+            if record is None or record.weighed_at != weighed_at:
+                if norms is None:
+                    norms = self._state.norms(weights, average)
+                query_term = self._query_term(looked, weight, prefix, norms, average)
+                record = cache.weigh(key, entry, weighing, query_term, weighed_at)
+            found.append(record.term)
         return found
 
     def _query_term(
@@ -509,13 +517,8 @@ class CodeStream:
         return QueryTerm(looked.parts, weigh, bound)
 
 
-def _look_up(index: InvertedIndex, key: str) -> _Looked | None:
-    """``key``'s postings and the statistics its weighing needs; None without postings."""
-    parts = index.parts(key)
-    if not parts:
-        return None
-    largest, shortest = index.value_bounds(key)
-    return _Looked(parts, index.document_frequency(key), largest, shortest)
+def _looked(found: LookedUp | None) -> _Looked | None:
+    return None if found is None else _Looked(*found)
 
 
 @dataclass(slots=True)
@@ -529,31 +532,44 @@ class _Looked:
 
 
 @dataclass(slots=True)
+class _Weighed:
+    """A looked-up term weighed one way: ``term``, made at ``weighed_at`` (document count,
+    and total length or 0.0 for a field the lengths do not weigh), and the bytes of its
+    weighed postings once kept."""
+
+    term: QueryTerm
+    weighed_at: tuple[int, float]
+    size: int = 0
+
+
+_Weighing = tuple[float, float, float]  # (field weight, k1, b)
+
+
+@dataclass(slots=True)
 class _Entry:
-    """A looked-up term in :class:`WeighedTerms`: ``looked`` (None: no postings) as of index
-    version ``version``, and ``term``, its weighing at ``weighed_at`` (document count, total
-    length or 0.0 for a field the lengths do not weigh) when one was made."""
+    """A looked-up field term in :class:`WeighedTerms`: ``looked`` (None: no postings) as of
+    index version ``version``, and its weighings by the views that asked it."""
 
     looked: _Looked | None
     version: int
-    term: QueryTerm | None = None
-    weighed_at: tuple[int, float] = (-1, 0.0)
+    weighings: dict[_Weighing, _Weighed] = field(default_factory=dict)
 
-
-_CacheKey = tuple[str, float, float, float]  # (field prefix + term, field weight, k1, b)
+    def size(self) -> int:
+        return CACHE_ENTRY_BYTES + sum(weighed.size for weighed in self.weighings.values())
 
 
 class WeighedTerms:
-    """The query terms looked up lately, least recently used out past :data:`CACHE_BYTES`:
-    each (term, field, weights) with its postings and statistics (or None without postings),
-    its weighing as a search weighs it, and for the longest terms their weighed postings once
-    a search read them whole. Words recur from query to query (of the 3,447 terms that 300
-    distinct queries over the standard library ask, 55% were asked by an earlier one), and the
-    common ones' postings are what a search spends its time on.
+    """The field terms (field prefix + term) looked up lately, least recently used out past
+    :data:`CACHE_BYTES`: each with its postings and statistics (or None without postings), its
+    weighings by the views that asked it (the views of a stream share one cache: a word both
+    ask is looked up once), and for the longest terms their weighed postings once a search
+    read them whole. Words recur from query to query (of the 3,447 terms that 300 distinct
+    queries over the standard library ask, 55% were asked by an earlier one), and the common
+    ones' postings are what a search spends its time on.
 
     A write keeps what it did not change: an entry is confirmed, when next asked at a later
     version, by the index's :meth:`~ragls.core.postings.InvertedIndex.term_version` (a term
-    the write did not touch keeps its postings and counts), and its weighing is made again only
+    the write did not touch keeps its postings and counts), and a weighing is made again only
     if the statistics it read moved (the document count; for the body, the total length). A
     merge renumbers every slot: it empties the cache (:meth:`changed`). After a one-file edit,
     the first searches used to look every term up again, ~0.2 ms of a long query's 2 ms at 1x
@@ -562,8 +578,7 @@ class WeighedTerms:
     def __init__(self, budget: int = CACHE_BYTES) -> None:
         self._budget = budget
         self._layout = -1
-        self._entries: OrderedDict[_CacheKey, _Entry] = OrderedDict()
-        self._sizes: dict[_CacheKey, int] = {}  # the weighed postings' bytes, for those kept
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._bytes = 0
 
     def changed(self, index: InvertedIndex) -> None:
@@ -573,7 +588,7 @@ class WeighedTerms:
             self.clear()
             self._layout = index.layout
 
-    def get(self, key: _CacheKey, index: InvertedIndex) -> _Entry | None:
+    def get(self, key: str, index: InvertedIndex) -> _Entry | None:
         """``key``'s entry if ``index`` has not changed its postings since it was looked up."""
         if index.layout != self._layout:
             self.clear()
@@ -583,14 +598,14 @@ class WeighedTerms:
         if entry is None:
             return None
         if entry.version != index.version:
-            if index.term_version(key[0]) > entry.version:
+            if index.term_version(key) > entry.version:
                 self._drop(key)
                 return None
             entry.version = index.version
         self._entries.move_to_end(key)
         return entry
 
-    def put(self, key: _CacheKey, version: int, looked: _Looked | None) -> _Entry:
+    def put(self, key: str, version: int, looked: _Looked | None) -> _Entry:
         """Keep a term just looked up (at :data:`CACHE_ENTRY_BYTES`)."""
         entry = _Entry(looked, version)
         if key not in self._entries:
@@ -600,40 +615,46 @@ class WeighedTerms:
         return entry
 
     def weigh(
-        self, key: _CacheKey, entry: _Entry, term: QueryTerm, weighed_at: tuple[int, float]
-    ) -> None:
-        """Give ``entry`` its weighing ``term`` (made at ``weighed_at``), letting go of the
-        weighed postings of the one before; a term worth keeping keeps its weighed postings
-        once a search reads them whole."""
-        self._bytes -= self._sizes.pop(key, 0) if self._entries.get(key) is entry else 0
-        entry.term, entry.weighed_at = term, weighed_at
+        self,
+        key: str,
+        entry: _Entry,
+        weighing: _Weighing,
+        term: QueryTerm,
+        weighed_at: tuple[int, float],
+    ) -> _Weighed:
+        """Give ``entry`` its ``weighing``'s ``term`` (made at ``weighed_at``), letting go of
+        the weighed postings of the one before; a term worth keeping keeps its weighed
+        postings once a search reads them whole."""
+        before = entry.weighings.get(weighing)
+        if before is not None and self._entries.get(key) is entry:
+            self._bytes -= before.size
+        entry.weighings[weighing] = record = _Weighed(term, weighed_at)
         if term.size >= CACHE_MIN_POSTINGS:
-            term.on_weighed = partial(self._weighed, key, entry)
+            term.on_weighed = partial(self._weighed, key, entry, record)
+        return record
 
-    def _weighed(self, key: _CacheKey, entry: _Entry, term: QueryTerm) -> None:
+    def _weighed(self, key: str, entry: _Entry, record: _Weighed, term: QueryTerm) -> None:
         """Count ``term``'s weighed postings (now filled) as kept."""
-        if self._entries.get(key) is not entry or entry.term is not term or key in self._sizes:
+        if self._entries.get(key) is not entry or record.term is not term or record.size:
             return
         size = sum(part.nbytes for part in term.weighed or ())
-        if size + CACHE_ENTRY_BYTES > self._budget:  # too large to keep: looked up again
+        if entry.size() + size > self._budget:  # too large to keep: looked up again
             self._drop(key)
             return
-        self._sizes[key] = size
+        record.size = size
         self._bytes += size
         self._trim()
 
-    def _drop(self, key: _CacheKey) -> None:
-        del self._entries[key]
-        self._bytes -= CACHE_ENTRY_BYTES + self._sizes.pop(key, 0)
+    def _drop(self, key: str) -> None:
+        self._bytes -= self._entries.pop(key).size()
 
     def _trim(self) -> None:
         while self._bytes > self._budget:
-            dropped, _ = self._entries.popitem(last=False)
-            self._bytes -= CACHE_ENTRY_BYTES + self._sizes.pop(dropped, 0)
+            _, dropped = self._entries.popitem(last=False)
+            self._bytes -= dropped.size()
 
     def clear(self) -> None:
         self._entries.clear()
-        self._sizes.clear()
         self._bytes = 0
 
     def __len__(self) -> int:

@@ -38,6 +38,8 @@ SlotArray = npt.NDArray[np.int32]
 TagArray = npt.NDArray[np.int32]  # (slots, tag_count)
 ValueArray = npt.NDArray[np.float32]
 Part = tuple[SlotArray, ValueArray]
+# A term's postings, live document frequency, largest value and smallest document length.
+LookedUp = tuple[list[Part], int, float, float]
 
 # A merge waits until the delta or the dead hold this many postings/slots and a quarter of the
 # base: small enough that the delta's dicts stay cheap, large enough that edits rarely pay it.
@@ -238,6 +240,48 @@ class InvertedIndex:
         delta = self._delta_part(term_id)
         if delta is not None:
             found.append(delta)
+        return found
+
+    def look_up_many(self, terms: Sequence[str]) -> list[LookedUp | None]:
+        """Each of ``terms`` as (:meth:`parts`, :meth:`document_frequency`,
+        :meth:`value_bounds`), or None for a term without postings: the same values, the
+        arrays read once for all the terms rather than per term (a long query asks about a
+        hundred (term, field) pairs whose look-ups cost about 2.5 us each one by one)."""
+        get = self._term_ids.get
+        ids = [get(term) for term in terms]
+        known = [term_id for term_id in ids if term_id is not None]
+        if not known:
+            return [None] * len(terms)
+        numbers = np.array(known, np.int64)
+        frequencies = self._df[numbers].tolist()
+        in_base = len(self._base_offsets) - 1  # terms numbered before the last merge
+        based = np.minimum(numbers, max(in_base - 1, 0))
+        if in_base > 0:
+            starts = self._base_offsets[based].tolist()
+            ends = self._base_offsets[based + 1].tolist()
+            largest_values = self._base_max[based].tolist()
+            shortest_lengths = self._base_min_length[based].tolist()
+        base_slots, base_values = self._base_slots, self._base_values
+        found: list[LookedUp | None] = []
+        position = 0
+        for term_id in ids:
+            if term_id is None:
+                found.append(None)
+                continue
+            parts: list[Part] = []
+            largest, shortest = 0.0, float("inf")
+            if term_id < in_base:
+                start, end = starts[position], ends[position]
+                if end > start:
+                    parts.append((base_slots[start:end], base_values[start:end]))
+                largest, shortest = largest_values[position], shortest_lengths[position]
+            delta = self._delta_part(term_id)
+            if delta is not None:
+                parts.append(delta)
+                largest = max(largest, float(delta[1].max()))
+                shortest = min(shortest, float(self.lengths[delta[0]].min()))
+            found.append((parts, frequencies[position], largest, shortest) if parts else None)
+            position += 1
         return found
 
     def term_version(self, term: str) -> int:
