@@ -69,8 +69,9 @@ class InvertedIndex:
         self.total_length = 0.0
         self._term_ids = numbering()  # term -> id, ids given in order of first sight
         self._df = np.zeros(16, np.int64)
-        # By term id: the version of the last write that changed the term's postings or count.
-        self._changed = np.zeros(16, np.int64)
+        # Term id -> the version of the last write that changed the term's postings or count,
+        # for the terms changed since the last merge (a merge changes them all: ``layout``).
+        self._changed: dict[int, int] = {}
         self._base_offsets = np.zeros(1, np.int64)
         self._base_slots: SlotArray = np.zeros(0, np.int32)
         self._base_values: ValueArray = np.zeros(0, np.float32)
@@ -136,8 +137,10 @@ class InvertedIndex:
         slot = self._new_slot(document_id, length)
         term_ids = self._ids_for(values)
         self._df[term_ids] += 1
-        delta, cache = self._delta, self._delta_cache
+        delta, cache, changed = self._delta, self._delta_cache, self._changed
         stored = self._transform(np.fromiter(values.values(), np.float64, len(values)))
+        self.version += 1
+        version = self.version
         for term_id, value in zip(term_ids, stored.astype(np.float32).tolist(), strict=True):
             postings = delta.get(term_id)
             if postings is None:
@@ -145,10 +148,9 @@ class InvertedIndex:
             else:
                 postings[slot] = value
             cache.pop(term_id, None)
+            changed[term_id] = version
         self._delta_terms[slot] = tuple(term_ids)
         self._delta_postings += len(term_ids)
-        self.version += 1
-        self._changed[term_ids] = self.version
         self._maybe_merge()
         return slot
 
@@ -206,7 +208,7 @@ class InvertedIndex:
         self.lengths[slot] = 0.0
         self._id_by_slot[slot] = None
         self.version += 1
-        self._changed[known] = self.version
+        self._changed.update(dict.fromkeys(known, self.version))
         self._maybe_merge()
         return True
 
@@ -286,11 +288,12 @@ class InvertedIndex:
 
     def term_version(self, term: str) -> int:
         """The :attr:`version` of the last write that changed ``term``'s postings or document
-        frequency (-1 for a term the index never held): a reader that looked the term up at
+        frequency since the last merge (-1 if none did): a reader that looked the term up at
         version ``v`` of the same :attr:`layout` still holds its postings if this is at most
-        ``v``. (A merge changes the layout, and every term's postings with it.)"""
+        ``v``. (A merge changes the layout, and every term's postings with it; only the terms
+        changed since are remembered, not a number per term.)"""
         term_id = self._term_ids.get(term)
-        return -1 if term_id is None else int(self._changed[term_id])
+        return -1 if term_id is None else self._changed.get(term_id, -1)
 
     def value_bounds(self, term: str) -> tuple[float, float]:
         """(largest value, smallest document length) over ``term``'s postings: what score
@@ -412,7 +415,6 @@ class InvertedIndex:
         self.total_length = float(state.lengths.sum())
         self._df = np.zeros(max(16, terms), np.int64)
         self._df[:terms] = state.frequencies
-        self._changed = np.zeros(len(self._df), np.int64)
         self._base_offsets, self._base_slots = state.base_offsets, state.base_slots
         self._base_values, self._base_max = state.base_values, state.base_max
         self._base_min_length = state.base_min_length
@@ -449,9 +451,9 @@ class InvertedIndex:
         """The term ids of ``values``' keys, numbering the new ones."""
         ids = list(map(self._term_ids.__getitem__, values))
         if len(self._term_ids) > len(self._df):
-            size = max(len(self._term_ids), 2 * len(self._df))
-            self._df = _grown(self._df, size)
-            self._changed = _grown(self._changed, size)
+            grown = np.zeros(max(len(self._term_ids), 2 * len(self._df)), np.int64)
+            grown[: len(self._df)] = self._df
+            self._df = grown
         return ids
 
     def _delta_part(self, term_id: int) -> Part | None:
@@ -531,14 +533,9 @@ class InvertedIndex:
         self._dead_base, self._dead_cache = [], None
         self._delta, self._delta_cache, self._delta_terms = {}, {}, {}
         self._delta_postings = 0
+        self._changed = {}
         self.version += 1
         self.layout += 1
-
-
-def _grown(array: npt.NDArray[np.int64], size: int) -> npt.NDArray[np.int64]:
-    grown = np.zeros(size, array.dtype)
-    grown[: len(array)] = array
-    return grown
 
 
 def top_slots(scores: FloatArray, top_k: int) -> list[int]:
