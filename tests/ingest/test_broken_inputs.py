@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ragls import RagService
-from tests.ingest.trees import make_tree, minimal_pdf
+from tests.ingest.trees import backdate, make_tree, minimal_pdf
 
 
 def test_broken_and_extreme_files_are_reported_never_fatal(tmp_path: Path) -> None:
@@ -58,3 +58,54 @@ def test_broken_and_extreme_files_are_reported_never_fatal(tmp_path: Path) -> No
         "cell 1",
         "code-cell",
     )
+
+
+def test_content_that_cannot_be_extracted_is_not_read_again_until_it_changes(
+    tmp_path: Path,
+) -> None:
+    good_pdf = minimal_pdf(["Quarterly revenue grew"])
+    notebook = {"cells": [{"cell_type": "code", "source": ["def total():\n", "    return 3"]}]}
+    root = make_tree(
+        tmp_path,
+        {
+            "truncated.pdf": good_pdf[: len(good_pdf) // 3],
+            "broken.ipynb": '{"cells": [',
+            "analysis.ipynb": json.dumps(notebook),
+            "ok.md": "# Fine\n\nStill indexed.\n",
+        },
+    )
+    rag = RagService()
+    rag.index_directory(root)
+    first = rag.last_report
+    assert first is not None and first.files_read == 4
+    assert {e.split(":")[0] for e in first.errors} == {"truncated.pdf", "broken.ipynb"}
+
+    rag.index_directory(root)  # nothing changed: the broken files are trusted, as a binary is
+    again = rag.last_report
+    assert again is not None and again.files_read == 0 and again.errors == []
+    assert {s.path: s.reason.value for s in again.skipped} == {
+        "truncated.pdf": "extract-failed",
+        "broken.ipynb": "extract-failed",
+    }
+    assert rag.get_status().file_count == 2
+
+    (root / "broken.ipynb").write_text(json.dumps(notebook))  # repaired: read and indexed
+    backdate(root / "broken.ipynb")
+    rag.index_directory(root)
+    repaired = rag.last_report
+    assert repaired is not None and repaired.files_read == 1 and repaired.files_chunked == 1
+    assert {r.metadata["file"] for r in rag.search("total", 10)} == {
+        "analysis.ipynb",
+        "broken.ipynb",
+    }
+
+    (root / "analysis.ipynb").write_text('{"cells": [')  # had chunks, now broken: they stay,
+    backdate(root / "analysis.ipynb")  # and the file is read again each run (it may be mid-write)
+    for _ in range(2):
+        rag.index_directory(root)
+        kept = rag.last_report
+        assert kept is not None and kept.files_read == 1
+        [error] = kept.errors
+        assert error.startswith("analysis.ipynb: notebook is not valid JSON")
+        assert error.endswith("; previous chunks kept")
+    assert "analysis.ipynb" in {r.metadata["file"] for r in rag.search("total", 10)}

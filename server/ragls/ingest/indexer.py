@@ -645,9 +645,18 @@ def _apply(
         detail = processed.skip.detail if processed.skip else ""
         errors.append(f"{candidate.path}: cannot be read ({detail}){kept}")
         return prior
-    if status is Status.FAILED:
+    if status in (Status.FAILED, Status.INVALID):
         detail = processed.skip.detail if processed.skip else ""
         errors.append(f"{candidate.path}: {detail}{kept}")
+        if status is Status.INVALID and not kept:
+            # Content that cannot be extracted (a truncated PDF, a notebook that is not JSON)
+            # and no chunks to keep: recorded as a skip with its stat, so that later runs and
+            # restarts trust it unread, as they do a binary file, until it changes. A file
+            # that had chunks keeps them and is read again each run (it may be mid-write); an
+            # extractor that raised (a bug) is tried again too.
+            return _record(
+                processed.digest, candidate, processed.size, processed.read_ns, (), processed.skip
+            )
         return prior
     if status is Status.SAME and prior is not None:
         if prior.skip is not None:

@@ -26,7 +26,8 @@ class Status(enum.Enum):
     UNREADABLE = "unreadable"  # could not be read: previous chunks stay
     SAME = "same"  # read, fingerprint unchanged: previous chunks stay
     SKIPPED = "skipped"  # read, content refused (binary, too many chunks): no chunks
-    FAILED = "failed"  # read, extraction failed: previous chunks stay
+    FAILED = "failed"  # read, an extractor raised: previous chunks stay
+    INVALID = "invalid"  # read, the content cannot be extracted: previous chunks stay
     CHUNKED = "chunked"  # read and chunked anew
 
 
@@ -75,7 +76,7 @@ def process_file(
         skip = Skipped(path, SkipReason.EXTRACT_FAILED, detail)
         return Processed(path, Status.FAILED, skip, digest, len(data), read_ns, detected=detected)
     if outcome.skipped is not None:
-        status = Status.FAILED if outcome.keep_previous else Status.SKIPPED
+        status = Status.INVALID if outcome.keep_previous else Status.SKIPPED
         return Processed(
             path, status, outcome.skipped, digest, len(data), read_ns, detected=detected
         )
