@@ -6,8 +6,8 @@ Runs ``bench/ragls_once.py``'s sequence on ROOT (a cold index, a warm run, five 
 changes, each found by a search) and then searches every query of QUERIES once per pass,
 ``passes`` times: each pass's mean, p50 and p95 in ms. A single pass is what ``make bench``
 times; the passes show how much of it is the first searches after a change (what the change
-emptied) and how much the machine. To compare two commits, run each commit's copy of this script with
-its own ``server`` on the path, alternating, and compare medians over the passes. With
+emptied) and how much the machine. To compare two commits, run this script with each
+commit's ``server`` first on the path, alternating, and compare medians over the passes. With
 ``--asked-before`` every query is searched once before the changes too, so the first pass
 shows what the searches after a write still find kept from before it (the looked-up terms).
 """
