@@ -380,7 +380,7 @@ class FileIndexer:
                 if prior is not None and trusted(prior, candidate):
                     record: FileRecord | None = prior
                     if prior.skip is not None:
-                        skipped.append(prior.skip)
+                        _report_kept(prior.skip, skipped, errors)
                 else:
                     processed = next(results)
                     record = _apply(processed, candidate, prior, skipped, errors)
@@ -660,7 +660,7 @@ def _apply(
         return prior
     if status is Status.SAME and prior is not None:
         if prior.skip is not None:
-            skipped.append(prior.skip)
+            _report_kept(prior.skip, skipped, errors)
         return _record(
             processed.digest,
             candidate,
@@ -679,6 +679,14 @@ def _apply(
         processed.skip,
         processed.symbols,
     )
+
+
+def _report_kept(skip: Skipped, skipped: list[Skipped], errors: list[str]) -> None:
+    """Report the skip of a file kept unchanged; one whose content could not be extracted is
+    an error of this run too, as when it was read (its record was kept, not its reading)."""
+    skipped.append(skip)
+    if skip.reason is SkipReason.EXTRACT_FAILED:
+        errors.append(f"{skip.path}: {skip.detail}")
 
 
 def _record(
