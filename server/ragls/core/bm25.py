@@ -305,12 +305,11 @@ class BM25Stream:
         k1 = self._parameters.k1
         norms = self._norms(average_length)
         query_terms = []
-        for term in terms:
-            parts = index.parts(term)
-            if not parts:
+        for found in index.look_up_many(terms):
+            if found is None:
                 continue
-            idf = bm25_idf(count, index.document_frequency(term))
-            largest, shortest = index.value_bounds(term)
+            parts, frequency, largest, shortest = found
+            idf = bm25_idf(count, frequency)
             # The tf part grows with the count and shrinks with the length: this bounds it.
             bound = bm25_term_score(largest, shortest, average_length, idf, self._parameters)
 

@@ -297,19 +297,10 @@ class InvertedIndex:
 
     def value_bounds(self, term: str) -> tuple[float, float]:
         """(largest value, smallest document length) over ``term``'s postings: what score
-        bounds need. Dead postings may be counted, which only loosens a bound."""
-        term_id = self._term_ids.get(term)
-        largest, shortest = 0.0, float("inf")
-        if term_id is None:
-            return largest, shortest
-        if term_id < len(self._base_max):
-            largest = float(self._base_max[term_id])
-            shortest = float(self._base_min_length[term_id])
-        delta = self._delta_part(term_id)
-        if delta is not None:
-            largest = max(largest, float(delta[1].max()))
-            shortest = min(shortest, float(self.lengths[delta[0]].min()))
-        return largest, shortest
+        bounds need (:meth:`look_up_many` reads them). Dead postings may be counted, which
+        only loosens a bound."""
+        found = self.look_up_many([term])[0]
+        return (0.0, float("inf")) if found is None else (found[2], found[3])
 
     def dead_slots(self) -> SlotArray:
         """Base slots whose documents were removed since the last merge."""
