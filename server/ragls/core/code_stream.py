@@ -591,8 +591,7 @@ class WeighedTerms:
     def get(self, key: str, index: InvertedIndex) -> _Entry | None:
         """``key``'s entry if ``index`` has not changed its postings since it was looked up."""
         if index.layout != self._layout:
-            self.clear()
-            self._layout = index.layout
+            self.changed(index)
             return None
         entry = self._entries.get(key)
         if entry is None:
