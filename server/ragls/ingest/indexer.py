@@ -640,15 +640,15 @@ def _apply(
     if status is Status.REFUSED:
         return None
     # A transient failure keeps what the file had; only say so when it had chunks.
-    kept = "; previous chunks kept" if prior is not None and prior.documents else ""
+    had_chunks = prior is not None and bool(prior.documents)
+    kept = "; previous chunks kept" if had_chunks else ""
     if status is Status.UNREADABLE:
         detail = processed.skip.detail if processed.skip else ""
         errors.append(f"{candidate.path}: cannot be read ({detail}){kept}")
         return prior
     if status in (Status.FAILED, Status.INVALID):
-        detail = processed.skip.detail if processed.skip else ""
-        errors.append(f"{candidate.path}: {detail}{kept}")
-        if status is Status.INVALID and not kept:
+        errors.append(_extraction_error(candidate.path, processed.skip) + kept)
+        if status is Status.INVALID and not had_chunks:
             # Content that cannot be extracted (a truncated PDF, a notebook that is not JSON)
             # and no chunks to keep: recorded as a skip with its stat, so that later runs and
             # restarts trust it unread, as they do a binary file, until it changes. A file
@@ -686,7 +686,12 @@ def _report_kept(skip: Skipped, skipped: list[Skipped], errors: list[str]) -> No
     an error of this run too, as when it was read (its record was kept, not its reading)."""
     skipped.append(skip)
     if skip.reason is SkipReason.EXTRACT_FAILED:
-        errors.append(f"{skip.path}: {skip.detail}")
+        errors.append(_extraction_error(skip.path, skip))
+
+
+def _extraction_error(path: str, skip: Skipped | None) -> str:
+    """The error a file whose extraction failed reports (when read, and when kept unread)."""
+    return f"{path}: {skip.detail if skip is not None else ''}"
 
 
 def _record(
