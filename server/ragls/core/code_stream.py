@@ -59,7 +59,6 @@ from ragls.core.postings import (
     FloatArray,
     InvertedIndex,
     LookedUp,
-    Part,
     SlotArray,
     ValueArray,
     restored_index,
@@ -474,7 +473,7 @@ class CodeStream:
         found: list[QueryTerm] = []
         for key, prefix, weight, entry in asked:
             if entry is None:
-                entry = cache.put(key, index.version, _looked(next(looked_up)))
+                entry = cache.put(key, index.version, next(looked_up))
             looked = entry.looked
             if looked is None:
                 continue
@@ -492,14 +491,14 @@ class CodeStream:
         return found
 
     def _query_term(
-        self, looked: _Looked, weight: float, prefix: str, norms: FloatArray, average: float
+        self, looked: LookedUp, weight: float, prefix: str, norms: FloatArray, average: float
     ) -> QueryTerm:
         """A field's term (with postings ``looked``, the field's ``weight``) weighted as this
         view weighs it, at the index's present document count and ``average`` length."""
         weights, index = self._weights, self._state.index
         k1 = weights.k1
-        scale = weight * bm25_idf(len(index), looked.frequency) * (k1 + 1.0)
-        largest, shortest = looked.largest, looked.shortest
+        parts, frequency, largest, shortest = looked
+        scale = weight * bm25_idf(len(index), frequency) * (k1 + 1.0)
         if prefix:
             bound = scale * largest / (largest + k1)
 
@@ -514,21 +513,7 @@ class CodeStream:
             def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
                 return scale * tf / (tf + norms[slots])
 
-        return QueryTerm(looked.parts, weigh, bound)
-
-
-def _looked(found: LookedUp | None) -> _Looked | None:
-    return None if found is None else _Looked(*found)
-
-
-@dataclass(slots=True)
-class _Looked:
-    """A field term's postings, live document frequency and value bounds at one version."""
-
-    parts: list[Part]
-    frequency: int
-    largest: float
-    shortest: float
+        return QueryTerm(parts, weigh, bound)
 
 
 @dataclass(slots=True)
@@ -550,7 +535,7 @@ class _Entry:
     """A looked-up field term in :class:`WeighedTerms`: ``looked`` (None: no postings) as of
     index version ``version``, and its weighings by the views that asked it."""
 
-    looked: _Looked | None
+    looked: LookedUp | None
     version: int
     weighings: dict[_Weighing, _Weighed] = field(default_factory=dict)
 
@@ -604,7 +589,7 @@ class WeighedTerms:
         self._entries.move_to_end(key)
         return entry
 
-    def put(self, key: str, version: int, looked: _Looked | None) -> _Entry:
+    def put(self, key: str, version: int, looked: LookedUp | None) -> _Entry:
         """Keep a term just looked up (at :data:`CACHE_ENTRY_BYTES`)."""
         entry = _Entry(looked, version)
         if key not in self._entries:
