@@ -11,6 +11,7 @@ import enum
 import time
 from dataclasses import dataclass
 
+from ragls.core.batches import EncodedBatch
 from ragls.core.documents import Document
 from ragls.core.symbols import NO_SYMBOLS, FileSymbols
 from ragls.ingest.admission import Skipped, SkipReason
@@ -43,6 +44,9 @@ class Processed:
     cut_lines: int = 0
     detected: Detected | None = None  # the format, once the file was read
     symbols: FileSymbols = NO_SYMBOLS  # definitions and references, when chunked
+    # The documents as each preparing stream encodes them, when a worker process was given
+    # their encoders (ragls.ingest.worker); empty otherwise.
+    encodings: tuple[EncodedBatch, ...] = ()
 
 
 def process_file(
