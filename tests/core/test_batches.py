@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from ragls.core.analyzer import plain_term_counts, term_counts
-from ragls.core.batches import (
-    EncodedBatch,
-    analyze_documents,
-    concatenate,
-    pieces,
-    stem_batch,
-    tail,
-)
+from ragls.core.batches import EncodedBatch, analyze_documents, stem_batch, tail
 from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
@@ -59,24 +50,6 @@ def test_tail_keeps_the_last_documents() -> None:
     assert _as_dicts(tail(analyze_documents(documents), 5)) == _as_dicts(
         analyze_documents(documents[-5:])
     )
-
-
-def test_pieces_stand_for_their_documents_alone_and_join_into_the_batch() -> None:
-    documents = _documents(60)
-    batch = analyze_documents(documents)
-    counts = [1, 0, 17, 2, 40]
-    cut = pieces(batch, counts)
-    first = 0
-    for piece, count in zip(cut, counts, strict=True):
-        alone = analyze_documents(documents[first : first + count])
-        assert piece.ids == alone.ids and piece.lengths == alone.lengths
-        assert _as_dicts(piece) == _as_dicts(alone)
-        assert sorted(piece.vocabulary) == sorted(alone.vocabulary)  # its own terms only
-        first += count
-    joined = concatenate(cut)
-    assert joined.ids == batch.ids and _as_dicts(joined) == _as_dicts(batch)
-    with pytest.raises(ValueError, match="pieces of 59 documents"):
-        pieces(batch, [59])
 
 
 def test_stores_given_the_shared_analysis_search_as_they_would_alone() -> None:

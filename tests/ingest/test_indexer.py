@@ -443,7 +443,6 @@ def test_a_run_with_workers_encodes_the_code_stream_while_they_read(
     serial, parallel = index(1), index(2)
     prepared = parallel.shared.prepared
     assert prepared.documents_prepared == prepared.documents_used == len(parallel)
-    assert prepared.documents_joined == len(parallel)  # each encoded by the worker that read it
     assert len(prepared) == 0  # nothing left over once the run ended
     assert serial.shared.prepared.documents_prepared == 0  # no workers: nothing to overlap
     for query in ("reconcile entry amount", "Ledger42", "helper token7", "pkg3 mod10"):
@@ -452,49 +451,13 @@ def test_a_run_with_workers_encodes_the_code_stream_while_they_read(
         ]
 
 
-def test_a_run_with_workers_splits_no_identifier_in_its_own_process(
+def test_the_code_stream_encodes_texts_before_they_go_to_the_spill(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The code stream's analysis of a run with workers is done in the workers: the run's own
-    process only joins their encodings (splitting identifiers here left tens of MB of holes in
-    its heap), and the index is what a run that encodes here makes."""
-    from ragls.core import code_stream
-
-    encoded: list[Document] = []
-    encode = code_stream.encode_documents
-
-    def recording(documents: list[Document], *args: object) -> object:
-        encoded.extend(documents)
-        return encode(documents, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(code_stream, "encode_documents", recording)
-    root = _ledger_tree(tmp_path / "tree")
-    stores, code = Stores(), CodeStream()
-    FileIndexer(workers=2).index(
-        KnowledgeSourceConfig(root), stores.kb, stores.bm25, streams=[code]
-    )
-    assert encoded == [] and code.shared.prepared.documents_joined == len(code) > 300
-    here = CodeStream()
-    here.replace_documents((), stores.kb.list())
-    assert len(encoded) == len(code)  # encoded here this time
-    for query in ("reconcile entry amount", "Ledger42", "helper token7", "pkg3 mod10"):
-        assert [(r.document.id, r.score) for r in code.search(query, 20)] == [
-            (r.document.id, r.score) for r in here.search(query, 20)
-        ]
-
-
-def test_files_a_worker_left_to_the_run_are_encoded_from_texts_before_the_spill(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """When no worker process can start, a run meant for workers processes every file itself
-    and the code stream still prepares them ahead of the commit, each chunk from the text it
-    received, not by reading it back from the spill file (it did, 55,000 reads at 1x)."""
+    """With texts held in the spill file, a run with workers encodes each chunk from the text
+    it received, not by reading it back from the file (it did, 55,000 reads at 1x)."""
     from ragls.core import code_stream, spill
 
-    def no_process(*args: object, **kwargs: object) -> None:
-        raise OSError("no processes here")
-
-    monkeypatch.setattr("ragls.ingest.parallel.subprocess.Popen", no_process)
     monkeypatch.setattr(spill, "_configured", spill.TextSpill(tmp_path / "spill"))
     encoded: list[Document] = []
     encode = code_stream.encode_documents
@@ -511,8 +474,6 @@ def test_files_a_worker_left_to_the_run_are_encoded_from_texts_before_the_spill(
     )
     held = [code.get(document.id) for document in encoded]
     assert len(encoded) == len(code) > 300
-    assert code.shared.prepared.documents_prepared == len(code)  # ahead of the commit
-    assert code.shared.prepared.documents_joined == 0
     assert not any(isinstance(document, spill.SpilledDocument) for document in encoded)
     spilled = [isinstance(document, spill.SpilledDocument) for document in held]
     assert sum(spilled) >= 300  # the longer chunks (short ones stay in memory)

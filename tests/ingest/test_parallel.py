@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from ragls.core.batches import EncodedBatch
 from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.parallel import PARALLEL_MIN_FILES, WORKER_NICENESS, process_all
@@ -75,7 +74,7 @@ def test_a_worker_whose_parent_is_gone_or_interrupted_leaves_quietly(tmp_path: P
     from ragls.ingest.worker import read_message, write_message
 
     command = [sys.executable, "-c", _WORKER_MAIN.format(niceness=0)]
-    setup = (Limits.defaults(), (200, 8_000, 1_000), KnowledgeSourceConfig(tmp_path), ())
+    setup = (Limits.defaults(), (200, 8_000, 1_000), KnowledgeSourceConfig(tmp_path))
     for interrupt in (True, False):
         worker = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -92,43 +91,3 @@ def test_a_worker_whose_parent_is_gone_or_interrupted_leaves_quietly(tmp_path: P
         assert worker.wait(timeout=30) == 0
         assert worker.stderr is not None
         assert b"Traceback" not in worker.stderr.read(), interrupt
-
-
-def _postings(batch: EncodedBatch) -> dict[str, dict[str, float]]:
-    """Each document's values by term (what an encoding says, whatever its vocabulary order)."""
-    found: dict[str, dict[str, float]] = {}
-    position = 0
-    for document_id, size in zip(batch.ids, batch.sizes.tolist(), strict=True):
-        end = position + size
-        terms = [batch.vocabulary[term] for term in batch.terms[position:end].tolist()]
-        found[document_id] = dict(zip(terms, batch.values[position:end].tolist(), strict=True))
-        position = end
-    return found
-
-
-def test_workers_encode_each_chunked_file_as_the_code_stream_would(tmp_path: Path) -> None:
-    """Given a preparing stream's encoder, each worker encodes the files it chunked, and each
-    file's piece holds its own documents and terms only, as encoding them alone would."""
-    from ragls.core.code_stream import encode_documents, encode_in_worker
-    from ragls.ingest.pipeline import Status
-
-    files: dict[str, str | bytes] = {
-        f"pkg/m{i}.py": f"def parseHttpHeader{i % 3}(raw_value):\n    return raw_value.split({i})\n"
-        for i in range(PARALLEL_MIN_FILES)
-    }
-    files["empty.py"] = ""
-    files["blob.bin"] = bytes(range(256)) * 4
-    root = make_tree(tmp_path / "tree", files)
-    ingestion = FileIngestionService()
-    config = KnowledgeSourceConfig(root.resolve())
-    work = [(candidate, None) for candidate in ingestion.discover(config).candidates]
-    results = list(process_all(ingestion, config, work, 2, encoders=[encode_in_worker]))
-    chunked = [r for r in results if r.status is Status.CHUNKED and r.documents]
-    assert len(chunked) == PARALLEL_MIN_FILES
-    assert all(r.encodings == () for r in results if r not in chunked)
-    for result in chunked:
-        (piece,) = result.encodings
-        assert piece.ids == [document.id for document in result.documents]
-        assert _postings(piece) == _postings(encode_documents(result.documents))
-        used = set(piece.terms.tolist())
-        assert used == set(range(len(piece.vocabulary)))  # no term of another file

@@ -203,34 +203,6 @@ def expand_batch(plain: EncodedBatch, expansions: Sequence[Sequence[str]]) -> En
     )
 
 
-def pieces(batch: EncodedBatch, counts: Sequence[int]) -> list[EncodedBatch]:
-    """``batch`` cut into consecutive pieces of ``counts`` documents, each over a vocabulary of
-    its own terms only (its strings the batch's objects): :func:`concatenate` of the pieces
-    encodes what ``batch`` does, and each piece stands for its documents alone."""
-    if sum(counts) != len(batch):
-        raise ValueError(f"pieces of {sum(counts)} documents cut from a batch of {len(batch)}")
-    starts = np.zeros(len(batch.sizes) + 1, np.int64)
-    np.cumsum(batch.sizes, out=starts[1:])
-    cut: list[EncodedBatch] = []
-    first = 0
-    for count in counts:
-        last = first + count
-        start, end = int(starts[first]), int(starts[last])
-        used, local = np.unique(batch.terms[start:end], return_inverse=True)
-        cut.append(
-            EncodedBatch(
-                batch.ids[first:last],
-                batch.lengths[first:last],
-                [batch.vocabulary[term] for term in used.tolist()],
-                local.astype(np.int32).reshape(-1),
-                batch.values[start:end].copy(),
-                batch.sizes[first:last].copy(),
-            )
-        )
-        first = last
-    return cut
-
-
 def concatenate(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     """One batch of every document of ``batches``, in order, over one vocabulary."""
     if len(batches) == 1:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 
@@ -78,11 +78,8 @@ SLICE_DOCUMENTS = 16_384
 CODE_FORMAT = "code"
 # A batch of more documents than this is encoded into arrays before the lock.
 ENCODE_FROM_DOCUMENTS = 512
-# Identifiers split while preparing are kept for the run, up to this many (then started over):
-# in each worker process (encode_in_worker), and here for the files no worker encoded.
+# Identifiers split while preparing are kept for the run, up to this many (then started over).
 PREPARED_SPLITS = 1 << 18
-# The identifiers an index run's worker process has split (encode_in_worker), for its next files.
-_WORKER_SPLITS: dict[str, tuple[str, ...]] = {}
 # Every term a search looks up is kept for the next searches of the same index (WeighedTerms);
 # those with at least this many postings keep their weighed postings too. The cache holds up
 # to CACHE_BYTES, each look-up counted as CACHE_ENTRY_BYTES besides its weighed postings.
@@ -203,18 +200,6 @@ def encode_documents(
     return concatenate(slices)
 
 
-def encode_in_worker(documents: Sequence[Document]) -> EncodedBatch:
-    """:func:`encode_documents` in an index run's worker process (the code stream's
-    :attr:`CodeStream.encoder`), the identifiers it split kept for its next files (up to
-    ``PREPARED_SPLITS``, then started over). The splits, and the garbage of making them, live
-    and die with the worker: a run's main process only numbers the terms the encodings name
-    (kept in its heap, the cache's strings and tuples were left as holes among the index's
-    term strings when the run let go of them, tens of MB at 1x the standard library)."""
-    if len(_WORKER_SPLITS) > PREPARED_SPLITS:
-        _WORKER_SPLITS.clear()
-    return encode_documents(documents, _WORKER_SPLITS)
-
-
 def query_terms(query: str, synonyms: SynonymTable | None) -> list[str]:
     """The query's distinct code terms, then their synonym partners (SPEC §2 step 4)."""
     terms = distinct(code_terms(query))
@@ -304,17 +289,8 @@ class CodeStream:
             # at the next search.
             state.weighed_terms.changed(state.index)
 
-    @property
-    def encoder(self) -> Callable[[Sequence[Document]], EncodedBatch]:
-        """What encodes documents for :meth:`prepare` where they are made (an index run's
-        worker processes; a module-level function, so it pickles by name)."""
-        return encode_in_worker
-
     def prepare(
-        self,
-        documents: Sequence[Document],
-        readable: Sequence[Document] | None = None,
-        encoded: Sequence[EncodedBatch] | None = None,
+        self, documents: Sequence[Document], readable: Sequence[Document] | None = None
     ) -> None:
         """Encode ``documents`` now, ahead of the commit that will add them (an index run calls
         this while its worker processes still read files, so the analysis is not a serial step
@@ -323,9 +299,8 @@ class CodeStream:
         them again; the index does not change here. :meth:`drop_prepared` forgets what no
         commit used. ``readable``: the same documents (ids, texts, metadata) as they were
         before their texts went to the spill (:mod:`ragls.core.spill`), encoded instead of
-        reading each text back from its file. ``encoded``: their encoding already made by
-        :attr:`encoder`, in pieces (one a file), which are only joined here."""
-        self._state.prepared.add(documents, readable, encoded)
+        reading each text back from its file."""
+        self._state.prepared.add(documents, readable)
 
     def drop_prepared(self) -> None:
         """Forget every prepared encoding (an index run calls this when it ends)."""
@@ -680,17 +655,12 @@ class PreparedEncodings:
         self._split: dict[str, tuple[str, ...]] = {}
         self.documents_prepared = 0  # documents encoded by add
         self.documents_used = 0  # prepared documents a commit took instead of encoding them
-        self.documents_joined = 0  # prepared documents whose encoding was made elsewhere
 
     def add(
-        self,
-        documents: Sequence[Document],
-        readable: Sequence[Document] | None = None,
-        encoded: Sequence[EncodedBatch] | None = None,
+        self, documents: Sequence[Document], readable: Sequence[Document] | None = None
     ) -> None:
         """Encode ``documents`` (their texts read from ``readable``, the same documents with
-        their texts in memory, when given; or joined from ``encoded``, their encoding in
-        pieces made elsewhere) and keep the encoding for them."""
+        their texts in memory, when given) and keep the encoding for them."""
         batch = list(documents)
         if not batch:
             return
@@ -699,22 +669,13 @@ class PreparedEncodings:
             or any(a.id != b.id for a, b in zip(readable, batch, strict=True))
         ):
             raise ValueError("the readable documents are not the documents prepared")
-        if encoded is not None:
-            joined = concatenate(encoded)
-            if joined.ids != [document.id for document in batch]:
-                raise ValueError("the encoded documents are not the documents prepared")
-            with self._lock:
-                self._slices.append((batch, joined))
-                self.documents_prepared += len(batch)
-                self.documents_joined += len(batch)
-            return
         with self._lock:
             if len(self._split) > PREPARED_SPLITS:
                 self._split = {}
             split = self._split
-        encoded_here = encode_documents(batch if readable is None else readable, split)
+        encoded = encode_documents(batch if readable is None else readable, split)
         with self._lock:
-            self._slices.append((batch, encoded_here))
+            self._slices.append((batch, encoded))
             self.documents_prepared += len(batch)
 
     def encode(self, batch: Sequence[Document], large: bool) -> EncodedBatch | None:

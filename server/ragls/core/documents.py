@@ -7,7 +7,7 @@ kept (the context prompt renders provenance in that order, SPEC §6).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -140,22 +140,10 @@ class IndexedStream(Protocol):
 @runtime_checkable
 class PreparingStream(Protocol):
     """An :class:`IndexedStream` that can encode documents ahead of the commit that adds them
-    (while an index run's workers still read), and use that encoding when the commit comes.
-    Its ``encoder`` runs in the workers themselves, so that the run's own process only joins
-    what they encoded (``prepare``'s ``encoded``); documents a worker left to the run's own
-    process are encoded there (``readable``)."""
-
-    @property
-    def encoder(self) -> Callable[[Sequence[Document]], Any]:
-        """Encodes documents where they are made (a worker process), for ``prepare``'s
-        ``encoded``: a module-level function, which pickles by name."""
-        ...
+    (while an index run's workers still read), and use that encoding when the commit comes."""
 
     def prepare(
-        self,
-        documents: Sequence[Document],
-        readable: Sequence[Document] | None = None,
-        encoded: Sequence[Any] | None = None,
+        self, documents: Sequence[Document], readable: Sequence[Document] | None = None
     ) -> None: ...
 
     def drop_prepared(self) -> None: ...

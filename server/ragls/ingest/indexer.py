@@ -351,49 +351,24 @@ class FileIndexer:
             for candidate in candidates
             if not trusted(prior := previous.get(candidate.path), candidate)
         ]
+        results = process_all(self.ingestion, config, pending, self.workers, self.worker_niceness)
         # While worker processes read, the streams that can encode ahead are handed the new
-        # documents in the order the commits will add them (PreparingStream), encoded by the
-        # workers themselves (each stream's encoder) but for files this thread processed.
+        # documents in the order the commits will add them (PreparingStream).
         parallel = in_workers(self.workers, len(pending))
         preparing = [s for s in stores if isinstance(s, PreparingStream)] if parallel else []
-        encoders = [stream.encoder for stream in preparing]
-        results = process_all(
-            self.ingestion, config, pending, self.workers, self.worker_niceness, encoders
-        )
         unprepared: list[Document] = []
         readable: list[Document] = []  # the same, their texts still in memory
-        encoded: list[tuple[EncodedBatch, ...]] = []  # or their encodings, one entry a file
 
         def prepare_all() -> None:
             """Hand the documents not prepared yet over (before a commit, so that the commit's
             documents are whole prepared groups), then set what the run holds so far aside from
             the cyclic collector (see the module doc)."""
-            if unprepared:
-                for number, stream in enumerate(preparing):
-                    if encoded:
-                        stream.prepare(unprepared, encoded=[each[number] for each in encoded])
-                    else:
-                        stream.prepare(unprepared, readable)
+            for stream in preparing:
+                stream.prepare(unprepared, readable)
             unprepared.clear()
             readable.clear()
-            encoded.clear()
             if preparing:
                 gc.freeze()
-
-        def hand_over(record: FileRecord, processed: Processed) -> None:
-            """Add a chunked file's documents to those to prepare; a group is all encoded by
-            the workers or all encoded here (a file a failed worker left to this thread)."""
-            if not processed.documents:
-                return
-            if unprepared and bool(encoded) != bool(processed.encodings):
-                prepare_all()
-            unprepared.extend(record.documents)
-            if processed.encodings:
-                encoded.append(processed.encodings)
-            else:
-                readable.extend(processed.documents)  # not read back (spill)
-            if len(unprepared) >= PREPARE_DOCUMENTS:
-                prepare_all()
 
         try:
             for position, candidate in enumerate(candidates, start=1):
@@ -414,7 +389,10 @@ class FileIndexer:
                     if processed.status is Status.CHUNKED:
                         files_chunked += 1
                         if preparing and record is not None:
-                            hand_over(record, processed)
+                            unprepared.extend(record.documents)
+                            readable.extend(processed.documents)  # not read back (spill)
+                            if len(unprepared) >= PREPARE_DOCUMENTS:
+                                prepare_all()
                     if processed.status is Status.SAME:
                         files_refreshed += 1
                     cut_lines += processed.cut_lines

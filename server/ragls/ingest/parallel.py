@@ -34,7 +34,7 @@ from ragls.ingest.config import KnowledgeSourceConfig
 from ragls.ingest.ingestion import FileIngestionService
 from ragls.ingest.pipeline import Processed, process_file
 from ragls.ingest.walk import Candidate
-from ragls.ingest.worker import Encoder, read_message, write_message
+from ragls.ingest.worker import read_message, write_message
 
 log = logging.getLogger(__name__)
 
@@ -74,17 +74,14 @@ def process_all(
     work: Sequence[Work],
     workers: int,
     niceness: int = WORKER_NICENESS,
-    encoders: Sequence[Encoder] = (),
 ) -> Generator[Processed, None, None]:
     """``process_file`` over ``work``, in order, in worker processes when it pays (each at
-    least at ``niceness``). Closing the generator early (cancellation) stops the workers.
-    ``encoders``: what a worker encodes its chunked documents with (``Processed.encodings``);
-    a file processed in this thread (small runs, a failed worker) is not encoded."""
+    least at ``niceness``). Closing the generator early (cancellation) stops the workers."""
     if not in_workers(workers, len(work)):
         for candidate, prior in work:
             yield process_file(ingestion, config, candidate, prior)
         return
-    pool = _Pool(ingestion, config, work, workers, niceness, tuple(encoders))
+    pool = _Pool(ingestion, config, work, workers, niceness)
     try:
         for index, (candidate, prior) in enumerate(work):
             result = pool.result(index)
@@ -103,7 +100,6 @@ class _Pool:
         work: Sequence[Work],
         workers: int,
         niceness: int,
-        encoders: tuple[Encoder, ...],
     ) -> None:
         self._work = work
         self._results: dict[int, Processed | None] = {}
@@ -115,7 +111,6 @@ class _Pool:
             ingestion.limits,
             (chunker.max_lines, chunker.max_chars, chunker.max_line_chars),
             config,
-            encoders,
         )
         self._processes: list[subprocess.Popen[bytes]] = []
         self._threads: list[threading.Thread] = []

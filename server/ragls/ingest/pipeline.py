@@ -11,7 +11,6 @@ import enum
 import time
 from dataclasses import dataclass
 
-from ragls.core.batches import EncodedBatch
 from ragls.core.documents import Document
 from ragls.core.symbols import NO_SYMBOLS, FileSymbols
 from ragls.ingest.admission import Skipped, SkipReason
@@ -44,9 +43,6 @@ class Processed:
     cut_lines: int = 0
     detected: Detected | None = None  # the format, once the file was read
     symbols: FileSymbols = NO_SYMBOLS  # definitions and references, when chunked
-    # The documents as each preparing stream encodes them, when a worker process was given
-    # their encoders (ragls.ingest.worker); empty otherwise.
-    encodings: tuple[EncodedBatch, ...] = ()
 
 
 def process_file(
