@@ -164,45 +164,6 @@ def tail(batch: EncodedBatch, count: int) -> EncodedBatch:
     )
 
 
-def expand_batch(plain: EncodedBatch, expansions: Sequence[Sequence[str]]) -> EncodedBatch:
-    """``plain`` with every vocabulary entry ``v`` replaced by the terms ``expansions[v]`` (none,
-    one or several; a term repeated counts once more), each posting's value carried to every
-    term it expands to, and the values of a term reached twice within a document summed (the
-    one-to-many counterpart of :func:`stem_batch`: an identifier becomes its whole and parts).
-    Postings stay grouped by document, in document order; lengths are kept as given."""
-    numbers = numbering()
-    number = numbers.__getitem__
-    flat = np.fromiter((number(term) for terms in expansions for term in terms), np.int32)
-    vocabulary = numbered(numbers)
-    widths = np.fromiter(map(len, expansions), np.int64, len(expansions))
-    starts = np.zeros(len(widths) + 1, np.int64)
-    np.cumsum(widths, out=starts[1:])
-    repeats = widths[plain.terms]
-    total = int(repeats.sum())
-    # Position of each output posting within its source posting's expansion.
-    first_output = np.cumsum(repeats) - repeats
-    within = np.arange(total, dtype=np.int64) - np.repeat(first_output, repeats)
-    terms = flat[np.repeat(starts[:-1][plain.terms], repeats) + within]
-    values = np.repeat(plain.values, repeats)
-    documents = np.repeat(np.repeat(np.arange(len(plain), dtype=np.int64), plain.sizes), repeats)
-    del within, first_output
-    keys = documents * max(len(vocabulary), 1) + terms
-    del documents, terms
-    unique, inverse = np.unique(keys, return_inverse=True)
-    del keys
-    summed = np.bincount(inverse, weights=values).astype(np.float32)
-    width = max(len(vocabulary), 1)
-    sizes = np.bincount(unique // width, minlength=len(plain)).astype(np.int32)
-    return EncodedBatch(
-        plain.ids,
-        plain.lengths,
-        vocabulary,
-        (unique % width).astype(np.int32),
-        summed,
-        sizes,
-    )
-
-
 def concatenate(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     """One batch of every document of ``batches``, in order, over one vocabulary."""
     if len(batches) == 1:

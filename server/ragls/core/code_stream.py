@@ -35,13 +35,13 @@ import math
 import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 import numpy as np
 
 from ragls.core.analyzer import SynonymTable
-from ragls.core.batches import EncodedBatch, concatenate, encode, expand_batch, latest_by_id
+from ragls.core.batches import EncodedBatch, concatenate, encode, latest_by_id
 from ragls.core.bm25 import bm25_idf
 from ragls.core.documents import Document, SearchResult
 from ragls.core.frames import frame_slots
@@ -65,6 +65,7 @@ from ragls.core.postings import (
 )
 from ragls.core.pruning import PruningStats, QueryTerm, best_first, ranked_slots, top_among
 from ragls.core.ranking.columns import NONE, START_LINE_KEY, Interner, says_generated
+from ragls.core.splits import SplitCache
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.core.verbatim import string_terms, verbatim_slots
 from ragls.errors import InvalidArgumentError
@@ -156,17 +157,31 @@ def document_fields(document: Document) -> tuple[Counter[str], float]:
     return counts, length
 
 
+def _split_key(key: str) -> tuple[str, ...]:
+    """The terms of one key of a batch's identifier counts: a field term (prefixed) is one."""
+    return (key,) if key[0] in FIELD_PREFIXES else split_identifier(key)
+
+
+def _in_body(term: str) -> bool:
+    return term[0] not in FIELD_PREFIXES
+
+
+def new_split_cache() -> SplitCache:
+    """A cache of split identifiers for :func:`encode_documents` (one per index run)."""
+    return SplitCache(_split_key, _in_body)
+
+
 def encode_documents(
-    documents: Sequence[Document], split: dict[str, tuple[str, ...]] | None = None
+    documents: Sequence[Document], split: SplitCache | None = None
 ) -> EncodedBatch:
     """:func:`document_fields` of many documents at once, as arrays: identifiers are counted per
-    document in C, each distinct identifier of a slice is split once, and the expansion to
-    terms (and the sums of terms reached from several identifiers) is done with numpy
-    (:func:`ragls.core.batches.expand_batch`). Slices bound the transient arrays. ``split``:
-    identifiers already split (filled as identifiers are split), shared between calls."""
+    document in C, each distinct identifier is split once, and the expansion to terms (and
+    the sums of terms reached from several identifiers) is done with numpy
+    (:meth:`SplitCache.expand`). Slices bound the transient arrays. ``split``: identifiers
+    already split (filled as identifiers are split), shared between calls."""
     slices = []
     if split is None:
-        split = {}  # each distinct identifier of the batch split once
+        split = new_split_cache()  # each distinct identifier of the batch split once
     for first in range(0, len(documents), SLICE_DOCUMENTS):
         part = documents[first : first + SLICE_DOCUMENTS]
 
@@ -178,25 +193,7 @@ def encode_documents(
                 counts.update(field_term_list(document))  # prefixed: no identifier is like one
                 yield document.id, counts, 0.0
 
-        plain = encode(identifiers())
-        expansions = []
-        for key in plain.vocabulary:
-            terms = split.get(key)
-            if terms is None:
-                terms = split[key] = (key,) if key[0] in FIELD_PREFIXES else split_identifier(key)
-            expansions.append(terms)
-        expanded = expand_batch(plain, expansions)
-        body = np.fromiter(
-            (term[0] not in FIELD_PREFIXES for term in expanded.vocabulary),
-            bool,
-            len(expanded.vocabulary),
-        )
-        owners = np.repeat(np.arange(len(expanded), dtype=np.int64), expanded.sizes)
-        in_body = body[expanded.terms]
-        lengths = np.bincount(
-            owners[in_body], weights=expanded.values[in_body], minlength=len(expanded)
-        )
-        slices.append(replace(expanded, lengths=lengths.tolist()))
+        slices.append(split.expand(encode(identifiers())))
     return concatenate(slices)
 
 
@@ -652,7 +649,7 @@ class PreparedEncodings:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._slices: deque[tuple[list[Document], EncodedBatch]] = deque()
-        self._split: dict[str, tuple[str, ...]] = {}
+        self._split = new_split_cache()
         self.documents_prepared = 0  # documents encoded by add
         self.documents_used = 0  # prepared documents a commit took instead of encoding them
 
@@ -671,7 +668,7 @@ class PreparedEncodings:
             raise ValueError("the readable documents are not the documents prepared")
         with self._lock:
             if len(self._split) > PREPARED_SPLITS:
-                self._split = {}
+                self._split = new_split_cache()
             split = self._split
         encoded = encode_documents(batch if readable is None else readable, split)
         with self._lock:
@@ -707,7 +704,7 @@ class PreparedEncodings:
     def clear(self) -> None:
         with self._lock:
             self._slices.clear()
-            self._split = {}
+            self._split = new_split_cache()
 
     def __len__(self) -> int:
         """Documents prepared and not yet used."""
