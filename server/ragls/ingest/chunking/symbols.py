@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -87,14 +87,15 @@ def _name_of(node: Node, grammar: Grammar) -> str:
 
 def _symbol_of(node: Node, grammar: Grammar) -> Found | None:
     """The symbol ``node`` is or wraps, if any; a node without a name is none."""
-    if node.type in grammar.wrappers:
+    node_type = node.type  # a new string each time it is read
+    if node_type in grammar.wrappers:
         for child in node.named_children:
             inner = _symbol_of(child, grammar)
             if inner is not None:
                 return Found(node, inner.kind, inner.name, inner.body, inner.last)
         return None
-    kind = grammar.kinds.get(node.type, "")
-    rule = grammar.rules.get(node.type)
+    kind = grammar.kinds.get(node_type, "")
+    rule = grammar.rules.get(node_type)
     if rule is not None:
         return RULES[rule](node, kind)
     if not kind:
@@ -105,19 +106,25 @@ def _symbol_of(node: Node, grammar: Grammar) -> Found | None:
     return Found(node, kind, name, node) if name else None
 
 
-def _top_symbols(node: Node, grammar: Grammar) -> Iterator[Found]:
+def _top_symbols(node: Node, grammar: Grammar) -> list[Found]:
     """The outermost symbols below ``node`` (not descending into the symbols found, nor into
     the later siblings a symbol spans)."""
+    found: list[Found] = []
+    _add_top_symbols(node, grammar, found)
+    return found
+
+
+def _add_top_symbols(node: Node, grammar: Grammar, found: list[Found]) -> None:
     covered = -1
     for child in node.named_children:
         if child.start_byte < covered:
             continue
-        found = _symbol_of(child, grammar)
-        if found is not None:
-            covered = (found.last or found.node).end_byte
-            yield found
-        elif child.named_child_count:  # a leaf holds no symbol: no generator for it
-            yield from _top_symbols(child, grammar)
+        symbol = _symbol_of(child, grammar)
+        if symbol is not None:
+            covered = (symbol.last or symbol.node).end_byte
+            found.append(symbol)
+        elif child.named_child_count:  # a leaf holds no symbol
+            _add_top_symbols(child, grammar, found)
 
 
 def _last_row(found: Found) -> int:
@@ -168,7 +175,7 @@ class _Walk:
             qualified = f"{prefix}.{name}" if prefix else name
             kind = "method" if found.kind == "function" and in_class else found.kind
             split = last - first + 1 > self.max_lines and kind in self.grammar.containers
-            nested = list(_top_symbols(found.body, self.grammar)) if split else []
+            nested = _top_symbols(found.body, self.grammar) if split else []
             if not nested:
                 self._add(Unit(first, last, qualified, kind))
             else:
