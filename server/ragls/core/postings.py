@@ -1,6 +1,7 @@
 """The inverted index shared by BM25Stream and the TF-IDF knowledge base, in compact segments.
 
-Every document gets an integer *slot*; every term an integer id. Postings live in two segments:
+Every document gets an integer *slot*; every term an integer id (``ragls.core.vocabulary``: the
+terms in arrays, not a dict). Postings live in two segments:
 
 * the **base**: one CSR block of numpy arrays ordered by term id, then slot (``int32`` slots and
   ``float32`` values: 8 bytes a posting, against about 100 for a posting in a Python dict), with
@@ -30,8 +31,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ragls.core.batches import EncodedBatch, encode, numbering
+from ragls.core.batches import EncodedBatch, encode
 from ragls.core.index_state import IndexState, StreamState
+from ragls.core.vocabulary import Vocabulary
 
 FloatArray = npt.NDArray[np.float64]
 SlotArray = npt.NDArray[np.int32]
@@ -67,7 +69,7 @@ class InvertedIndex:
         self._id_by_slot: list[str | None] = []
         self.lengths: FloatArray = np.zeros(16)
         self.total_length = 0.0
-        self._term_ids = numbering()  # term -> id, ids given in order of first sight
+        self._term_ids = Vocabulary()  # term -> id, ids given in order of first sight
         self._df = np.zeros(16, np.int64)
         # Term id -> the version of the last write that changed the term's postings or count,
         # for the terms changed since the last merge (a merge changes them all: ``layout``).
@@ -118,7 +120,7 @@ class InvertedIndex:
         return self._delta_postings
 
     def nbytes(self) -> int:
-        """Bytes held by the numpy arrays (the Python dicts of ids and terms come on top)."""
+        """Bytes held by the numpy arrays (the ids' dict and the vocabulary come on top)."""
         arrays = (
             self.lengths,
             self._df,
@@ -170,7 +172,8 @@ class InvertedIndex:
     def _segment(self, batch: EncodedBatch) -> tuple[npt.NDArray[np.int32], SlotArray, ValueArray]:
         """(term ids, slots, stored values) of ``batch``'s postings, its documents given slots
         and its terms counted (returned rather than kept, so a merge can free them early)."""
-        local_to_global = np.array(self._ids_for(batch.vocabulary), np.int32)
+        local_to_global = self._term_ids.number_array(batch.vocabulary).astype(np.int32)
+        self._grow_frequencies()
         batch_terms = local_to_global[batch.terms]
         first = len(self._id_by_slot)
         for document_id, length in zip(batch.ids, batch.lengths, strict=True):
@@ -199,8 +202,7 @@ class InvertedIndex:
             self._delta_postings -= len(delta_terms)
             known = list(delta_terms)
         else:
-            term_ids = self._term_ids
-            known = [term_ids[term] for term in terms() if term in term_ids]
+            known = [i for i in self._term_ids.get_many(list(terms())) if i is not None]
             self._dead_base.append(slot)
             self._dead_cache = None
         self._df[known] -= 1
@@ -249,8 +251,7 @@ class InvertedIndex:
         :meth:`value_bounds`), or None for a term without postings: the same values, the
         arrays read once for all the terms rather than per term (a long query asks about a
         hundred (term, field) pairs whose look-ups cost about 2.5 us each one by one)."""
-        get = self._term_ids.get
-        ids = [get(term) for term in terms]
+        ids = self._term_ids.get_many(terms)
         known = [term_id for term_id in ids if term_id is not None]
         if not known:
             return [None] * len(terms)
@@ -292,6 +293,8 @@ class InvertedIndex:
         version ``v`` of the same :attr:`layout` still holds its postings if this is at most
         ``v``. (A merge changes the layout, and every term's postings with it; only the terms
         changed since are remembered, not a number per term.)"""
+        if not self._changed:
+            return -1
         term_id = self._term_ids.get(term)
         return -1 if term_id is None else self._changed.get(term_id, -1)
 
@@ -355,7 +358,7 @@ class InvertedIndex:
             for term in terms
         ]
         return IndexState(
-            terms=list(self._term_ids),
+            terms=self._term_ids.terms(),
             ids=list(self._id_by_slot),
             dead=list(self._dead_base),
             lengths=self.lengths[: len(self._id_by_slot)].copy(),
@@ -393,7 +396,11 @@ class InvertedIndex:
         if problem:
             raise ValueError(f"the index state holds {problem}")
         self._reset()
-        self._term_ids.update(zip(state.terms, range(terms), strict=True))
+        try:
+            self._term_ids = Vocabulary.restored(state.terms)
+        except ValueError:
+            self._reset()
+            raise ValueError("the index state repeats a term") from None
         self._id_by_slot = list(state.ids)
         self._slot_by_id = {d: slot for slot, d in enumerate(state.ids) if d is not None}
         live = sum(d is not None for d in state.ids)
@@ -440,12 +447,16 @@ class InvertedIndex:
 
     def _ids_for(self, values: Collection[str]) -> list[int]:
         """The term ids of ``values``' keys, numbering the new ones."""
-        ids = list(map(self._term_ids.__getitem__, values))
+        ids = self._term_ids.number(list(values))
+        self._grow_frequencies()
+        return ids
+
+    def _grow_frequencies(self) -> None:
+        """Room in the document frequencies for every term numbered."""
         if len(self._term_ids) > len(self._df):
             grown = np.zeros(max(len(self._term_ids), 2 * len(self._df)), np.int64)
             grown[: len(self._df)] = self._df
             self._df = grown
-        return ids
 
     def _delta_part(self, term_id: int) -> Part | None:
         cached = self._delta_cache.get(term_id)
