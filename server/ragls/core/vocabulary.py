@@ -28,7 +28,9 @@ RECENT_TERMS = 1 << 12
 
 
 class Vocabulary:
-    """Terms numbered 0, 1, ... in the order they were first numbered (see the module doc)."""
+    """Terms numbered 0, 1, ... in the order they were first numbered (see the module doc).
+    Not thread-safe, as the index that owns it is not: its owner serialises access (reads
+    included: a settling replaces the arrays one after the other)."""
 
     def __init__(self) -> None:
         self._hashes = np.zeros(0, np.int64)  # the settled terms' hashes, ascending
