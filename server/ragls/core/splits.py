@@ -9,11 +9,11 @@ library, 256,000 distinct identifiers for 55,000 chunks.
 
 Kept as a dict of identifier strings to tuples of term strings, that cache was about 30 MB of
 small objects made while the run's index grew, and freed when the run ended: the holes it left
-among the term strings the index keeps stayed in the process's heap (the allocator gives back
-only wholly empty arenas), 42 MB of free blocks after a cold index at 1x. Here the cache holds
+among the objects the run keeps stayed in the process's heap (the allocator gives back only
+wholly empty arenas), 42 MB of free blocks after a cold index at 1x. Here the cache holds
 no object per identifier. An identifier is known by its 64-bit string hash (sorted, searched
 with numpy); its terms are numbers in one flat array, each number a term of the run, numbered
-once (:attr:`SplitCache.terms`, the strings the index goes on to keep). Two distinct
+once (:attr:`SplitCache.terms`, one string a term for the run). Two distinct
 identifiers of one run sharing a 64-bit hash (about one chance in 10^9 for a quarter million
 identifiers) would share a split. Expanding a batch is then array work: no Python loop runs
 per identifier met again.
