@@ -45,17 +45,18 @@ class Vocabulary:
 
     def get(self, term: str) -> int | None:
         """``term``'s id, None if it has none. The terms found lately are kept in a small dict:
-        searches ask the same words again (a search of the arrays costs about 2 us, a dict
-        look-up a tenth of that)."""
+        searches ask the same words again (a search of the arrays costs about 0.7 us, a dict
+        look-up a third of that)."""
         found = self._recent.get(term)
         if found is not None:
             return found
         found = self._pending.get(term)
-        if found is not None or not len(self._hashes):
+        hashes = self._hashes
+        if found is not None or not len(hashes):
             return found
         key = hash(term)
-        at = int(np.searchsorted(self._hashes, key))
-        if at < len(self._hashes) and int(self._hashes[at]) == key:
+        at = hashes.searchsorted(key)  # the method: a third of np.searchsorted's cost here
+        if at < len(hashes) and hashes[at] == key:
             found = int(self._ids[at])
             if len(self._recent) >= RECENT_TERMS:
                 self._recent.clear()
