@@ -12,8 +12,9 @@ small objects made while the run's index grew, and freed when the run ended: the
 among the objects the run keeps stayed in the process's heap (the allocator gives back only
 wholly empty arenas), 42 MB of free blocks after a cold index at 1x. Here the cache holds
 no object per identifier. An identifier is known by its 64-bit string hash (sorted, searched
-with numpy); its terms are numbers in one flat array, each number a term of the run, numbered
-once (:attr:`SplitCache.terms`, one string a term for the run). Two distinct
+with numpy: :class:`ragls.core.hashed.SortedKeys`); its terms are numbers in one flat array,
+each number a term of the run, numbered once (:attr:`SplitCache.terms`, one string a term for
+the run). Two distinct
 identifiers of one run sharing a 64-bit hash (about one chance in 10^9 for a quarter million
 identifiers) would share a split. Expanding a batch is then array work: no Python loop runs
 per identifier met again.
@@ -28,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragls.core.batches import EncodedBatch
+from ragls.core.hashed import SortedKeys, string_keys
 
 Splitter = Callable[[str], Sequence[str]]
 
@@ -39,8 +41,7 @@ class SplitCache:
     def __init__(self, splitter: Splitter, body: Callable[[str], bool]) -> None:
         self._splitter = splitter
         self._body = body
-        self._hashes = np.zeros(0, np.int64)  # sorted
-        self._entries = np.zeros(0, np.int64)  # the entry of each sorted hash
+        self._known = SortedKeys()  # each identifier's hash, with its entry
         self._starts = array("q")  # each entry's first term in _flat
         self._widths = array("q")  # each entry's number of terms
         self._flat = array("i")  # the run term numbers of every entry's terms, in order
@@ -54,15 +55,9 @@ class SplitCache:
 
     def _entries_of(self, keys: Sequence[str]) -> npt.NDArray[np.int64]:
         """The entry of each of ``keys`` (distinct), splitting those not met before."""
-        hashes = np.fromiter(map(hash, keys), np.int64, len(keys))
-        entries = np.empty(len(keys), np.int64)
-        if len(self._hashes):
-            at = np.minimum(np.searchsorted(self._hashes, hashes), len(self._hashes) - 1)
-            known = self._hashes[at] == hashes
-            entries[known] = self._entries[at[known]]
-            missing = np.flatnonzero(~known)
-        else:
-            missing = np.arange(len(keys))
+        hashes = string_keys(keys, len(keys))
+        entries, known = self._known.find(hashes)
+        missing = np.flatnonzero(~known)
         if len(missing):
             first = len(self._starts)
             numbers, terms, in_body, body = self._numbers, self.terms, self._in_body, self._body
@@ -80,12 +75,7 @@ class SplitCache:
                     flat.append(number)
             added = np.arange(first, len(self._starts), dtype=np.int64)
             entries[missing] = added
-            new = hashes[missing]
-            order = np.argsort(new, kind="stable")
-            new, added = new[order], added[order]
-            places = np.searchsorted(self._hashes, new)
-            self._hashes = np.insert(self._hashes, places, new)
-            self._entries = np.insert(self._entries, places, added)
+            self._known.add(hashes[missing], added)
         return entries
 
     def expand(self, plain: EncodedBatch) -> EncodedBatch:

@@ -3,8 +3,9 @@
 A dict of term strings to id numbers costs about 120 bytes a term in small objects (the string,
 the int, the dict's entry): 30 MB for the 260,000 terms of the standard library's code stream,
 a fifth of its index. :class:`Vocabulary` keeps each term's 64-bit string hash in a sorted
-numpy array beside its id (12 bytes), and the terms' characters in one string per settled
-group (export needs them; nothing else reads a term back). The terms numbered since the last
+numpy array beside its id (12 bytes; :class:`ragls.core.hashed.SortedKeys`), and the terms'
+characters in one string per settled group (export needs them; nothing else reads a term
+back). The terms numbered since the last
 settling wait in a small dict (``SETTLE_TERMS`` at most), so that a write of one document
 does not re-sort the arrays.
 
@@ -21,6 +22,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ragls.core.hashed import SortedKeys, string_keys
+
 # Terms numbered since the last settling are kept in a dict up to this many.
 SETTLE_TERMS = 1 << 12
 # Settled terms that get() found lately, kept in a dict up to this many (then started over).
@@ -33,8 +36,7 @@ class Vocabulary:
     included: a settling replaces the arrays one after the other)."""
 
     def __init__(self) -> None:
-        self._hashes = np.zeros(0, np.int64)  # the settled terms' hashes, ascending
-        self._ids = np.zeros(0, np.int32)  # the id of each of those hashes
+        self._settled = SortedKeys(np.int32)  # the settled terms' hashes, with their ids
         self._pending: dict[str, int] = {}  # terms numbered since the last settling
         self._pieces: list[str] = []  # the settled terms' characters, joined per settling
         self._ends = array("q")  # where each settled term ends in the joined pieces
@@ -51,39 +53,23 @@ class Vocabulary:
         if found is not None:
             return found
         found = self._pending.get(term)
-        hashes = self._hashes
-        if found is not None or not len(hashes):
+        if found is not None or not len(self._settled):
             return found
-        key = hash(term)
-        at = hashes.searchsorted(key)  # the method: a third of np.searchsorted's cost here
-        if at < len(hashes) and hashes[at] == key:
-            found = int(self._ids[at])
+        found = self._settled.find_one(hash(term))
+        if found is not None:
             if len(self._recent) >= RECENT_TERMS:
                 self._recent.clear()
             self._recent[term] = found
-            return found
-        return None
-
-    def _places(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
-        """Where each of ``keys`` is or would go among the settled hashes. Many keys are
-        searched in ascending order: each search then starts near the last one, where keys
-        in hash order jump across the whole array (about three times faster for 60,000)."""
-        if len(keys) < 64:
-            return np.searchsorted(self._hashes, keys)
-        order = np.argsort(keys)
-        places = np.empty(len(keys), np.intp)
-        places[order] = np.searchsorted(self._hashes, keys[order])
-        return places
+        return found
 
     def get_many(self, terms: Sequence[str]) -> list[int | None]:
         """:meth:`get` of each of ``terms``, the settled ones looked up together."""
         found: list[int | None] = [None] * len(terms)
-        if len(self._hashes) and terms:
-            keys = np.fromiter(map(hash, terms), np.int64, len(terms))
-            at = np.minimum(self._places(keys), len(self._hashes) - 1)
-            hit = self._hashes[at] == keys
-            ids = self._ids[at].tolist()
-            found = [i if known else None for i, known in zip(ids, hit.tolist(), strict=True)]
+        if len(self._settled) and terms:
+            ids, hit = self._settled.find(string_keys(terms, len(terms)))
+            found = [
+                i if known else None for i, known in zip(ids.tolist(), hit.tolist(), strict=True)
+            ]
         pending = self._pending
         if pending:
             for position, term in enumerate(terms):
@@ -114,21 +100,14 @@ class Vocabulary:
         """:meth:`number` as an array, for many terms: the new ones go straight into the
         arrays, looked up and numbered without a Python step per known term."""
         self._settle()
-        keys = np.fromiter(map(hash, terms), np.int64, len(terms))
-        hashes = self._hashes
-        if len(hashes):
-            at = np.minimum(self._places(keys), len(hashes) - 1)
-            hit = hashes[at] == keys
-            ids = np.where(hit, self._ids[at], -1).astype(np.int64)
-        else:
-            hit = np.zeros(len(terms), bool)
-            ids = np.full(len(terms), -1, np.int64)
+        keys = string_keys(terms, len(terms))
+        ids, hit = self._settled.find(keys)
         if not hit.all():
             missing = np.flatnonzero(~hit)
             _, first = np.unique(keys[missing], return_index=True)  # a term given twice: once
             new = [terms[position] for position in missing[np.sort(first)].tolist()]
             self._add_settled(new, len(self))
-            ids[missing] = self._ids[self._places(keys[missing])]
+            ids[missing] = self._settled.find(keys[missing])[0]
         return ids
 
     def terms(self) -> list[str]:
@@ -145,8 +124,7 @@ class Vocabulary:
         """A vocabulary numbering ``terms`` in order; ValueError if a term repeats."""
         vocabulary = cls()
         vocabulary._add_settled(list(terms), 0)
-        hashes = vocabulary._hashes
-        if len(hashes) > 1 and bool((hashes[1:] == hashes[:-1]).any()):
+        if vocabulary._settled.repeats():
             raise ValueError("the terms repeat a term")
         return vocabulary
 
@@ -163,15 +141,9 @@ class Vocabulary:
         """Add ``terms``, numbered ``first``, ``first + 1``, ..., to the arrays."""
         if not terms:
             return
-        joined = "".join(terms)
-        self._pieces.append(joined)
+        self._pieces.append("".join(terms))
         base = self._ends[-1] if self._ends else 0
         ends = np.cumsum(np.fromiter(map(len, terms), np.int64, len(terms))) + base
         self._ends.extend(ends.tolist())
-        keys = np.fromiter(map(hash, terms), np.int64, len(terms))
-        order = np.argsort(keys, kind="stable")
-        keys = keys[order]
-        ids = (order + first).astype(np.int32)
-        places = np.searchsorted(self._hashes, keys)
-        self._hashes = np.insert(self._hashes, places, keys)
-        self._ids = np.insert(self._ids, places, ids)
+        ids = np.arange(first, first + len(terms), dtype=np.int32)
+        self._settled.add(string_keys(terms, len(terms)), ids)
