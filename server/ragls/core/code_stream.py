@@ -477,51 +477,76 @@ class CodeStream:
             weighing = (weight, k1, b)
             # Only the body's weighing reads the lengths (the other fields are not
             # length-normalised): a write elsewhere that leaves the count keeps theirs.
-            weighed_at = (count, 0.0 if prefix else total)
-            record = entry.weighings.get(weighing)
-            if record is None or record.weighed_at != weighed_at:
+            at_total = 0.0 if prefix else total
+            kept = entry.weighings.get(weighing)
+            if kept is None or kept.at_count != count or kept.at_total != at_total:
                 if norms is None:
                     norms = self._state.norms(weights, average)
-                query_term = self._query_term(looked, weight, prefix, norms, average)
-                record = cache.weigh(key, entry, weighing, query_term, weighed_at)
-            found.append(record.term)
+                kept = self._query_term(looked, weight, prefix, norms, average, at_total)
+                cache.weigh(key, entry, weighing, kept)
+            found.append(kept)
         return found
 
     def _query_term(
-        self, looked: LookedUp, weight: float, prefix: str, norms: FloatArray, average: float
-    ) -> QueryTerm:
+        self,
+        looked: LookedUp,
+        weight: float,
+        prefix: str,
+        norms: FloatArray,
+        average: float,
+        at_total: float,
+    ) -> _KeptTerm:
         """A field's term (with postings ``looked``, the field's ``weight``) weighted as this
-        view weighs it, at the index's present document count and ``average`` length."""
+        view weighs it, at the index's present document count and ``average`` length (and,
+        for the cache, ``at_total``: the total length it read, 0.0 if none)."""
         weights, index = self._weights, self._state.index
         k1 = weights.k1
         parts, frequency, largest, shortest = looked
-        scale = weight * bm25_idf(len(index), frequency) * (k1 + 1.0)
+        count = len(index)
+        scale = weight * bm25_idf(count, frequency) * (k1 + 1.0)
         if prefix:
             bound = scale * largest / (largest + k1)
+            return _KeptTerm(
+                parts, _Saturation(scale, k1, None), bound, at_count=count, at_total=at_total
+            )
+        # The tf part grows with the count and shrinks with the length.
+        shortest_norm = k1 * (1.0 - weights.b + weights.b * shortest / average)
+        bound = scale * largest / (largest + shortest_norm)
+        return _KeptTerm(
+            parts, _Saturation(scale, k1, norms), bound, at_count=count, at_total=at_total
+        )
 
-            def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
-                return scale * tf / (tf + k1)
 
-        else:
-            # The tf part grows with the count and shrinks with the length.
-            shortest_norm = k1 * (1.0 - weights.b + weights.b * shortest / average)
-            bound = scale * largest / (largest + shortest_norm)
+class _Saturation:
+    """BM25's weighing of one term's postings: ``scale * tf / (tf + k1)`` for a field the
+    lengths do not weigh (``norms`` None), else ``scale * tf / (tf + norms[slot])``. An object
+    of three slots rather than a closure (a function, its cell and its defaults): every term a
+    search looks up for the first time keeps one in :class:`WeighedTerms`, and the fewer
+    objects those leave behind, the less often the cyclic collector interrupts the searches
+    right after a write (1x the standard library, 300 new queries: 22,400 objects kept, 39
+    collections of the young objects and 3 of the middle generation in the pass)."""
 
-            def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
-                return scale * tf / (tf + norms[slots])
+    __slots__ = ("_k1", "_norms", "_scale")
 
-        return QueryTerm(parts, weigh, bound)
+    def __init__(self, scale: float, k1: float, norms: FloatArray | None) -> None:
+        self._scale, self._k1, self._norms = scale, k1, norms
+
+    def __call__(self, slots: SlotArray, tf: ValueArray) -> FloatArray:
+        norms = self._norms
+        if norms is None:
+            return self._scale * tf / (tf + self._k1)
+        return self._scale * tf / (tf + norms[slots])
 
 
 @dataclass(slots=True)
-class _Weighed:
-    """A looked-up term weighed one way: ``term``, made at ``weighed_at`` (document count,
-    and total length or 0.0 for a field the lengths do not weigh), and the bytes of its
-    weighed postings once kept."""
+class _KeptTerm(QueryTerm):
+    """A :class:`~ragls.core.pruning.QueryTerm` as :class:`WeighedTerms` keeps it: made at
+    document count ``at_count`` and total length ``at_total`` (0.0 for a field the lengths do
+    not weigh), and the bytes of its weighed postings once kept."""
 
-    term: QueryTerm
-    weighed_at: tuple[int, float]
-    size: int = 0
+    at_count: int = 0
+    at_total: float = 0.0
+    kept_bytes: int = 0
 
 
 _Weighing = tuple[float, float, float]  # (field weight, k1, b)
@@ -534,10 +559,10 @@ class _Entry:
 
     looked: LookedUp | None
     version: int
-    weighings: dict[_Weighing, _Weighed] = field(default_factory=dict)
+    weighings: dict[_Weighing, _KeptTerm] = field(default_factory=dict)
 
     def size(self) -> int:
-        return CACHE_ENTRY_BYTES + sum(weighed.size for weighed in self.weighings.values())
+        return CACHE_ENTRY_BYTES + sum(term.kept_bytes for term in self.weighings.values())
 
 
 class WeighedTerms:
@@ -595,34 +620,31 @@ class WeighedTerms:
             self._trim()
         return entry
 
-    def weigh(
-        self,
-        key: str,
-        entry: _Entry,
-        weighing: _Weighing,
-        term: QueryTerm,
-        weighed_at: tuple[int, float],
-    ) -> _Weighed:
-        """Give ``entry`` its ``weighing``'s ``term`` (made at ``weighed_at``), letting go of
-        the weighed postings of the one before; a term worth keeping keeps its weighed
-        postings once a search reads them whole."""
+    def weigh(self, key: str, entry: _Entry, weighing: _Weighing, term: _KeptTerm) -> None:
+        """Give ``entry`` its ``weighing``'s ``term``, letting go of the weighed postings of
+        the one before; a term worth keeping keeps its weighed postings once a search reads
+        them whole."""
         before = entry.weighings.get(weighing)
         if before is not None and self._entries.get(key) is entry:
-            self._bytes -= before.size
-        entry.weighings[weighing] = record = _Weighed(term, weighed_at)
+            self._bytes -= before.kept_bytes
+        entry.weighings[weighing] = term
         if term.size >= CACHE_MIN_POSTINGS:
-            term.on_weighed = partial(self._weighed, key, entry, record)
-        return record
+            term.on_weighed = partial(self._weighed, key, entry)
 
-    def _weighed(self, key: str, entry: _Entry, record: _Weighed, term: QueryTerm) -> None:
+    def _weighed(self, key: str, entry: _Entry, term: QueryTerm) -> None:
         """Count ``term``'s weighed postings (now filled) as kept."""
-        if self._entries.get(key) is not entry or record.term is not term or record.size:
+        if (
+            self._entries.get(key) is not entry
+            or not isinstance(term, _KeptTerm)
+            or not any(kept is term for kept in entry.weighings.values())
+            or term.kept_bytes
+        ):
             return
         size = sum(part.nbytes for part in term.weighed or ())
         if entry.size() + size > self._budget:  # too large to keep: looked up again
             self._drop(key)
             return
-        record.size = size
+        term.kept_bytes = size
         self._bytes += size
         self._trim()
 
