@@ -70,7 +70,6 @@ def names_file(path: str, named: str) -> bool:
     return path == named or path.endswith("/" + named) or named.endswith("/" + path)
 
 
-@lru_cache(maxsize=1 << 14)
 def symbol_keys(symbol: str) -> tuple[str, str]:
     """A symbol lower-cased, whole and its last component (``Flask.route`` -> ``route``)."""
     lowered = symbol.lower()
@@ -94,11 +93,12 @@ class Interner:
         # Files by lower-cased base name, for a trace's frames (built on the first one asked)
         self._by_base_name: dict[str, list[int]] = {}
         self._named_files = 0  # how many of ``_files`` are in ``_by_base_name``
-        # Each value's symbol keys (:func:`symbol_keys`) as numbers of ``_keys``, whole and
-        # last component, at the value's number + 1 (entry 0 is NONE's); UNKNOWN until the
-        # value is tagged as a chunk's symbol (an index run) or a search meets it (restored).
-        self._keys: dict[str, int] = {}
-        self._key_numbers = np.full((16, 2), UNKNOWN, np.int32)
+        # Each value's symbol keys (:func:`symbol_keys`, whole and last component) as their
+        # numbers (:meth:`key_number`: the string's hash), at the value's number + 1 (entry 0
+        # is NONE's); UNKNOWN until the value is tagged as a chunk's symbol (an index run) or
+        # a search meets it (a restored index). No key string is kept: a table of the lower-
+        # cased keys and their numbers took 7 MB at 1x the standard library (70,000 keys).
+        self._key_numbers = np.full((16, 2), UNKNOWN, np.int64)
         self._key_numbers[0] = NONE
 
     @classmethod
@@ -153,31 +153,36 @@ class Interner:
         found = self._by_base_name.get(base, ())
         return [number for number in found if names_file(values[number].lower(), named)]
 
-    def symbol_key_numbers(self, numbers: IntArray) -> npt.NDArray[np.int32]:
+    def symbol_key_numbers(self, numbers: IntArray) -> IntArray:
         """For each value of ``numbers`` read as a symbol, the numbers of its two keys
-        (:func:`symbol_keys`: lower-cased whole, last component), as columns; NONE for NONE.
-        A value not derived yet has its keys derived then: a search compares its
-        candidates' symbols with the query's names as integers, without reading (and
-        lower-casing) a few hundred symbol strings each time."""
+        (:func:`symbol_keys`: lower-cased whole, last component; :meth:`key_number`), as
+        columns; NONE for NONE. A value not derived yet has its keys derived then: a search
+        compares its candidates' symbols with the query's names as integers, without reading
+        (and lower-casing) a few hundred symbol strings each time."""
         self._key_numbers = grown = self._with_room(self._key_numbers)
         shifted = numbers + 1  # NONE (-1) reads entry 0
         found = grown[shifted]
         unknown = found[:, 0] == UNKNOWN
         if unknown.any():
-            keys = self._keys
             for number in set(numbers[unknown].tolist()):
                 whole, last = symbol_keys(self.values[number])
-                grown[number + 1] = (
-                    keys.setdefault(whole, len(keys)),
-                    keys.setdefault(last, len(keys)),
-                )
+                grown[number + 1] = (hash(whole), hash(last))
             found = grown[shifted]
         return found
 
-    def key_number(self, key: str) -> int:
-        """The number :meth:`symbol_key_numbers` gives ``key`` (lower case); NONE for a key no
-        symbol met so far has."""
-        return self._keys.get(key, NONE)
+    @staticmethod
+    def key_number(key: str) -> int:
+        """The number :meth:`symbol_key_numbers` gives ``key`` (lower case): its string hash,
+        64 bits, never NONE (Python gives no string the hash -1). Two distinct keys sharing
+        one would let a query's name match a symbol it does not name, about one chance in
+        10^14 for a query's few names against 70,000 keys. A key hashed to UNKNOWN is derived
+        again each time a search meets it, with the same answer."""
+        return hash(key)
+
+    def symbol_keys_derived(self) -> int:
+        """How many values have their symbol keys derived (for tests and status)."""
+        derived = self._key_numbers[1 : len(self.values) + 1, 0]
+        return int(np.count_nonzero(derived != UNKNOWN))
 
     def _with_room(self, derived: npt.NDArray[ArrayType]) -> npt.NDArray[ArrayType]:
         """``derived`` (a row per value, at the value's number + 1) with a row for every value

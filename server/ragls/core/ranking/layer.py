@@ -300,15 +300,9 @@ def _definition_factors(plan: RankingPlan, columns: Columns) -> FloatArray:
     if not len(defined):
         return factor
     interner = columns.interner
-    keys = interner.symbol_key_numbers(symbols[defined])  # before the names: it adds keys
-    sure = {
-        number: value
-        for name, value in plan.names.items()
-        if (number := interner.key_number(name)) != NONE
-    }
-    if not sure:
-        return factor
-    known = np.array(sorted(sure), np.int32)
+    keys = interner.symbol_key_numbers(symbols[defined])
+    sure = {interner.key_number(name): value for name, value in plan.names.items()}
+    known = np.array(sorted(sure), np.int64)
     values = np.array([sure[number] for number in known.tolist()] + [0.0])
     # Each key's place among the known ones, or the last entry (0.0) where it is not one.
     places = np.searchsorted(known, keys)
