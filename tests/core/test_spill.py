@@ -158,3 +158,23 @@ def test_a_short_vector_write_is_completed(tmp_path: Path, monkeypatch: pytest.M
     given = [Document(f"d{n}", f"{n:03d} " + "q" * 200) for n in range(50)]
     held = TextSpill(tmp_path).hold(given)
     assert [d.content for d in held] == [d.content for d in given]
+
+
+def test_a_text_far_into_its_source_or_very_long_reads_back_as_a_near_one() -> None:
+    """A document keeps its text's place as one packed number, or as the pair when the place
+    does not fit (a start past 16 GiB, a text of 64 MiB or more): both read back the same."""
+
+    class Source:
+        def text(self, start: int, end: int) -> str:
+            return f"{start}:{end}"
+
+    places = [(0, 300), (5_000, 5_256), (1 << 40, (1 << 40) + 300), (7, 7 + (1 << 27))]
+    documents = spill_module.kept_in(
+        Source(),
+        [f"d{n}" for n in range(len(places))],
+        [{"file": f"f{n}.py"} for n in range(len(places))],
+        ([start for start, _ in places], [end for _, end in places]),
+        lambda number: "short",
+    )
+    assert [d.content for d in documents] == [f"{start}:{end}" for start, end in places]
+    assert [type(d) for d in documents] == [SpilledDocument] * len(places)
