@@ -3,6 +3,8 @@ touch only their terms' postings."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ from ragls.core import postings
 from ragls.core.bm25 import BM25Stream
 from ragls.core.documents import Document
 from ragls.core.knowledge_base import InMemoryKnowledgeBase
-from ragls.core.postings import InvertedIndex, top_slots
+from ragls.core.postings import InvertedIndex, scaled, top_slots
 
 
 def _pairs(index: InvertedIndex, term: str) -> list[tuple[str, float]]:
@@ -121,7 +123,12 @@ def test_replacing_one_document_in_a_large_base_costs_that_document() -> None:
         (lambda s: s.base_offsets.__setitem__(1, s.base_offsets[2] + 1), "offsets that go back"),
         (lambda s: s.frequencies.__setitem__(0, -1), "a negative document frequency"),
         (lambda s: s.lengths.__setitem__(0, float("nan")), "lengths that are not finite"),
-        (lambda s: s.base_values.__setitem__(0, float("inf")), "base_values that are not finite"),
+        (  # a float32 base (whole counts are held as uint16, which cannot be infinite)
+            lambda s: object.__setattr__(
+                s, "base_values", np.full(len(s.base_values), np.inf, np.float32)
+            ),
+            "base_values that are not finite",
+        ),
         (lambda s: s.dead.append("x"), "a removed slot that is not a slot"),
         (lambda s: s.terms.__setitem__(0, 7), "a term that is not a string"),
     ],
@@ -138,6 +145,34 @@ def test_a_state_no_index_could_have_written_is_refused(damage: object, named: s
     damage(state)  # type: ignore[operator]
     with pytest.raises(ValueError, match=named):
         InvertedIndex().restore_state(state)
+
+
+def test_whole_counts_are_held_as_uint16_and_weigh_as_the_float32_they_were() -> None:
+    """A base of whole counts below 65,536 (BM25's) is held as uint16; fractional values (the
+    knowledge base's tf weights) stay float32; a float32 base (a generation stored before)
+    restores and scores the same."""
+    counts = InvertedIndex()
+    counts.add_many(
+        [(f"d{i}", {"common": 1.0, f"t{i % 7}": float(i % 300)}, 2.0) for i in range(3_000)]
+    )
+    fractions = InvertedIndex()
+    fractions.add_many([(f"d{i}", {"common": 0.5, f"t{i % 7}": 1.25}, 2.0) for i in range(3_000)])
+    state = counts.export_state()
+    assert state.base_values.dtype == np.uint16
+    assert fractions.export_state().base_values.dtype == np.float32
+    as_before = dataclasses.replace(state, base_values=state.base_values.astype(np.float32))
+    restored = InvertedIndex()
+    restored.restore_state(as_before)
+    for term in ("common", "t3"):
+        for (slots, held), (same_slots, before) in zip(
+            counts.parts(term), restored.parts(term), strict=True
+        ):
+            assert held.dtype == np.uint16 and before.dtype == np.float32
+            assert np.array_equal(slots, same_slots)
+            for scale in (0.1, 1.7, 3.3333):
+                assert np.array_equal(scaled(held, scale), scale * before)
+                assert scaled(held, scale).dtype == (scale * before).dtype
+        assert counts.value_bounds(term) == restored.value_bounds(term)
 
 
 def _one_by_one(index: InvertedIndex, term: str) -> object:

@@ -42,7 +42,14 @@ from ragls.core.batches import (
 )
 from ragls.core.documents import Document, SearchResult
 from ragls.core.index_state import StreamState
-from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
+from ragls.core.postings import (
+    FloatArray,
+    InvertedIndex,
+    SlotArray,
+    ValueArray,
+    restored_index,
+    scaled,
+)
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.errors import InvalidArgumentError
@@ -314,7 +321,7 @@ class BM25Stream:
             bound = bm25_term_score(largest, shortest, average_length, idf, self._parameters)
 
             def weigh(slots: SlotArray, frequencies: ValueArray, idf: float = idf) -> FloatArray:
-                return idf * frequencies * (k1 + 1.0) / (frequencies + norms[slots])
+                return scaled(frequencies, idf) * (k1 + 1.0) / (frequencies + norms[slots])
 
             query_terms.append(QueryTerm(parts, weigh, bound))
         return query_terms

@@ -62,6 +62,7 @@ from ragls.core.postings import (
     SlotArray,
     ValueArray,
     restored_index,
+    scaled,
 )
 from ragls.core.pruning import PruningStats, QueryTerm, best_first, ranked_slots, top_among
 from ragls.core.ranking.columns import NONE, START_LINE_KEY, Interner, says_generated
@@ -534,8 +535,8 @@ class _Saturation:
     def __call__(self, slots: SlotArray, tf: ValueArray) -> FloatArray:
         norms = self._norms
         if norms is None:
-            return self._scale * tf / (tf + self._k1)
-        return self._scale * tf / (tf + norms[slots])
+            return scaled(tf, self._scale) / np.add(tf, self._k1, dtype=np.float32)
+        return scaled(tf, self._scale) / (tf + norms[slots])
 
 
 @dataclass(slots=True)

@@ -48,7 +48,7 @@ class IndexState:
     frequencies: npt.NDArray[np.int64]  # live document frequency by term id
     base_offsets: npt.NDArray[np.int64]
     base_slots: npt.NDArray[np.int32]
-    base_values: npt.NDArray[np.float32]
+    base_values: npt.NDArray[np.float32] | npt.NDArray[np.uint16]  # uint16: whole counts
     base_max: npt.NDArray[np.float32]
     base_min_length: npt.NDArray[np.float32]
     delta_slots: npt.NDArray[np.int32]  # slots with delta postings, ascending

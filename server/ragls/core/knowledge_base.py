@@ -30,7 +30,14 @@ from ragls.core.analyzer import plain_term_counts, plain_terms
 from ragls.core.batches import EncodedBatch, analyze_documents, describes, latest_by_id
 from ragls.core.documents import Document, SearchResult
 from ragls.core.index_state import StreamState
-from ragls.core.postings import FloatArray, InvertedIndex, SlotArray, ValueArray, restored_index
+from ragls.core.postings import (
+    FloatArray,
+    InvertedIndex,
+    SlotArray,
+    ValueArray,
+    restored_index,
+    scaled,
+)
 from ragls.core.pruning import PruningStats, QueryTerm, ranked_ids
 from ragls.core.tfidf_norms import CosineNorms
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
@@ -291,7 +298,7 @@ class InMemoryKnowledgeBase(KnowledgeBase):
             scale = weight * idf / query_norm
 
             def weigh(slots: SlotArray, tf: ValueArray, scale: float = scale) -> FloatArray:
-                return scale * tf * inverse_norms[slots]
+                return scaled(tf, scale) * inverse_norms[slots]
 
             query_terms.append(QueryTerm(index.parts(term), weigh, weight / query_norm))
         return query_terms

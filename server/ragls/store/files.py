@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ragls.store import boundary, codec
 
 # Array dtypes a generation may hold: little-endian numbers only (no objects, no pickles).
-ARRAY_DTYPES = frozenset({"<f8", "<f4", "<i8", "<i4", "|b1", "|u1"})
+ARRAY_DTYPES = frozenset({"<f8", "<f4", "<i8", "<i4", "<u2", "|b1", "|u1"})
 CODEC = codec.NAME
 _CHUNK = 1 << 24
 
