@@ -58,9 +58,12 @@ def split_identifier(identifier: str) -> tuple[str, ...]:
     return tuple(terms)
 
 
-# Documents committed one at a time and queries go through this cache; a large commit splits
-# each distinct identifier of the batch once (ragls.core.code_stream.encode_documents).
-identifier_terms = lru_cache(maxsize=1 << 14)(split_identifier)
+# Documents committed one at a time, chunks' symbols and queries go through this cache; a large
+# commit splits each distinct identifier of the batch's texts once, with a cache of its own
+# (ragls.core.code_stream.encode_documents). 4,096 entries: at 16,384, a cold index of the
+# standard library left it full, 3.7 MB more of the index's memory, for 25% fewer misses
+# (38,000 of 88,000 calls) among the symbols' identifiers, which are split in microseconds.
+identifier_terms = lru_cache(maxsize=1 << 12)(split_identifier)
 
 
 def code_term_counts(text: str) -> Counter[str]:
