@@ -63,8 +63,22 @@ def test_mappings_with_the_same_keys_share_one_layout_and_hold_only_their_values
     assert isinstance(first, Metadata) and isinstance(second, Metadata)
     assert first._layout is second._layout
     as_dict = sys.getsizeof(dict(CODE)) + sys.getsizeof(MappingProxyType(dict(CODE)))
-    compacted = sys.getsizeof(first) + sys.getsizeof(first._values)
-    assert compacted * 2 < as_dict
+    as_object_and_tuple = sys.getsizeof(object()) + 16 + sys.getsizeof(tuple(CODE.values()))
+    assert type(first) is type(second) and not hasattr(first, "__dict__")
+    assert sys.getsizeof(first) < as_object_and_tuple and sys.getsizeof(first) * 3 < as_dict
+    assert first._values == tuple(CODE.values())
+
+
+@pytest.mark.parametrize("keys", [(), ("file",), ("file", "format"), tuple(CODE)])
+def test_layouts_of_any_size_read_back_their_values(keys: tuple[str, ...]) -> None:
+    values = {key: CODE[key] for key in keys}
+    held = compact(dict(values))
+    assert isinstance(held, Metadata)
+    assert held == values and dict(held) == values and len(held) == len(keys)
+    assert [held[key] for key in keys] == [values[key] for key in keys]
+    assert pickle.loads(pickle.dumps(held)) == values
+    with pytest.raises(AttributeError):
+        held.other = "x"  # type: ignore[attr-defined]
 
 
 def test_past_the_layout_limit_a_mapping_is_a_read_only_dict_view(
