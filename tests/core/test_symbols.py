@@ -241,3 +241,18 @@ def test_symbols_from_separate_messages_share_their_names() -> None:
     second = pickle.loads(pickle.dumps(two))
     assert first == one and second == two
     assert first.definition_names[0] is second.reference_names[0]
+
+
+def test_a_files_numbers_are_held_in_16_bits_where_they_fit_and_read_back_the_same() -> None:
+    near = [Reference("near", "call", 12, 4, 8, 0), Reference("far", "type", 7, 30, 33, -1)]
+    far = [*near, Reference("deep", "call", 40_000, 2, 6, 1)]  # a line past 32,767
+    definitions = [definition("f", line=3), definition("g", line=30_000)]
+    held = FileSymbols.of(definitions, near)
+    assert held.reference_data.typecode == "h" and held.definition_data.typecode == "h"
+    assert list(held.references()) == near and list(held.definitions) == definitions
+    wide = FileSymbols.of(definitions, far)
+    assert wide.reference_data.typecode == "i" and list(wide.references()) == far
+    for kept in (held, wide):
+        again = pickle.loads(pickle.dumps(kept))
+        assert again == kept and list(again.references()) == list(kept.references())
+    assert list(FileSymbols.of([], []).references()) == []

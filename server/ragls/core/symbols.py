@@ -43,6 +43,20 @@ _SEPARATORS = "_-.$:"
 _GAPS = re.compile(r"[\s_\-.$:]+")
 _REFERENCE_FIELDS = 5  # per reference: kind index, line, column, end column, enclosing definition
 _DEFINITION_FIELDS = 4  # per definition: line, column, end line, end column
+_SHORT = np.iinfo(np.int16)
+
+
+def narrowed(data: array[int]) -> array[int]:
+    """``data`` as 16-bit numbers (typecode ``h``) when every one fits, as in most files (lines,
+    columns and indexes under 32,768): half the memory of the references' numbers (at 1x the
+    standard library 327,000 references, 6.5 -> 3.3 MB; 16x: 52 MB less); else as given.
+    Readers index and slice it; they never depend on its typecode."""
+    if data.typecode == "h" or not data:
+        return data
+    numbers = np.frombuffer(data, dtype=np.int32) if data.typecode == "i" else np.array(data)
+    if int(numbers.min()) < _SHORT.min or int(numbers.max()) > _SHORT.max:
+        return data
+    return array("h", numbers.astype(np.int16).tobytes())
 
 
 class Definition(NamedTuple):
@@ -83,6 +97,11 @@ class FileSymbols:
     reference_names: tuple[str, ...] = ()
     reference_kinds: tuple[str, ...] = ()  # the distinct kinds, indexed by the packed data
     reference_data: array[int] = field(default_factory=lambda: array("i"))
+
+    def __post_init__(self) -> None:
+        set_attribute = object.__setattr__
+        set_attribute(self, "definition_data", narrowed(self.definition_data))
+        set_attribute(self, "reference_data", narrowed(self.reference_data))
 
     @staticmethod
     def of(definitions: Iterable[Definition], references: Iterable[Reference]) -> FileSymbols:

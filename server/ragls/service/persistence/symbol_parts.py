@@ -32,6 +32,14 @@ _DEFINITION_FIELDS = 4  # line, column, end line, end column
 _REFERENCE_FIELDS = 5
 
 
+def _wide(data: array[int]) -> array[int]:
+    """A file's numbers as 32-bit ones (a file holds them narrowed where they fit:
+    :func:`ragls.core.symbols.narrowed`); the stored parts keep 32 bits."""
+    if data.typecode == "i":
+        return data
+    return array("i", np.asarray(data, dtype=np.int64).astype(np.int32).tobytes())
+
+
 def symbol_parts(files: Mapping[str, FileSymbols]) -> tuple[dict[str, Any], dict[str, object]]:
     """(arrays, objects) holding ``files``."""
     paths, counts, kinds_per_file = [], [], []
@@ -48,9 +56,9 @@ def symbol_parts(files: Mapping[str, FileSymbols]) -> tuple[dict[str, Any], dict
         names.extend(symbols.definition_names)
         kinds.extend(symbols.definition_kinds)
         containers.extend(symbols.definition_containers)
-        definition_numbers.extend(symbols.definition_data)
+        definition_numbers.extend(_wide(symbols.definition_data))
         reference_names.extend(symbols.reference_names)
-        reference_numbers.extend(symbols.reference_data)
+        reference_numbers.extend(_wide(symbols.reference_data))
     # Each distinct string once, every name, kind, container and reference name as its number.
     numbered: dict[str, int] = {}
     every = [*names, *kinds, *containers, *reference_names]
