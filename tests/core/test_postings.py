@@ -203,3 +203,21 @@ def test_terms_looked_up_together_read_what_each_read_alone_does() -> None:
     assert found == expected
     assert found[asked.index("gone")] is None and found[asked.index("nosuchterm")] is None
     assert InvertedIndex().look_up_many(["a", "b"]) == [None, None]
+
+
+def test_frequencies_and_offsets_are_4_bytes_and_a_state_of_8_byte_ones_still_loads() -> None:
+    index = InvertedIndex()
+    index.add_many([(f"d{i}", {"common": 1.0, f"t{i % 50}": 2.0}, 2.0) for i in range(3_000)])
+    state = index.export_state()
+    assert state.frequencies.dtype == np.int32 and state.base_offsets.dtype == np.int32
+    wide = dataclasses.replace(
+        state,
+        frequencies=state.frequencies.astype(np.int64),
+        base_offsets=state.base_offsets.astype(np.int64),
+    )
+    restored = InvertedIndex()
+    restored.restore_state(wide)
+    for term in ("common", "t7", "absent"):
+        assert _one_by_one(restored, term) == _one_by_one(index, term)
+    restored.add("new", {"t7": 1.0}, 1.0)
+    assert restored.document_frequency("t7") == index.document_frequency("t7") + 1

@@ -45,8 +45,8 @@ class IndexState:
     ids: list[str | None]  # slot -> document id (None: a removed document's slot)
     dead: list[int]  # base slots removed since the last merge
     lengths: npt.NDArray[np.float64]
-    frequencies: npt.NDArray[np.int64]  # live document frequency by term id
-    base_offsets: npt.NDArray[np.int64]
+    frequencies: npt.NDArray[np.int32] | npt.NDArray[np.int64]  # live document frequency by term
+    base_offsets: npt.NDArray[np.int32] | npt.NDArray[np.int64]  # int32 below 2^31 postings
     base_slots: npt.NDArray[np.int32]
     base_values: npt.NDArray[np.float32] | npt.NDArray[np.uint16]  # uint16: whole counts
     base_max: npt.NDArray[np.float32]

@@ -81,6 +81,7 @@ def _compact_values(values: ValueArray) -> ValueArray:
 
 
 _COUNT_MAX = float(np.iinfo(np.uint16).max)
+_OFFSET_MAX = int(np.iinfo(np.int32).max)
 
 
 class InvertedIndex:
@@ -97,11 +98,11 @@ class InvertedIndex:
         self.lengths: FloatArray = np.zeros(16)
         self.total_length = 0.0
         self._term_ids = Vocabulary()  # term -> id, ids given in order of first sight
-        self._df = np.zeros(16, np.int64)
+        self._df = np.zeros(16, np.int32)  # live document frequencies: 4 bytes a term
         # Term id -> the version of the last write that changed the term's postings or count,
         # for the terms changed since the last merge (a merge changes them all: ``layout``).
         self._changed: dict[int, int] = {}
-        self._base_offsets = np.zeros(1, np.int64)
+        self._base_offsets: npt.NDArray[np.int32] | npt.NDArray[np.int64] = np.zeros(1, np.int64)
         self._base_slots: SlotArray = np.zeros(0, np.int32)
         self._base_values: ValueArray = np.zeros(0, np.float32)
         self._base_max: npt.NDArray[np.float32] = np.zeros(0, np.float32)
@@ -351,7 +352,7 @@ class InvertedIndex:
         joined: ValueArray = np.concatenate(values)  # type: ignore[assignment]
         return np.concatenate(slots), joined, np.concatenate(terms)
 
-    def frequencies(self) -> npt.NDArray[np.int64]:
+    def frequencies(self) -> npt.NDArray[np.int32]:
         """Live document frequency by term id."""
         return self._df[: len(self._term_ids)]
 
@@ -439,7 +440,7 @@ class InvertedIndex:
         self.lengths[:slots] = state.lengths
         self.tags = np.full((max(16, slots), self._tag_count), -1, np.int32)
         self.total_length = float(state.lengths.sum())
-        self._df = np.zeros(max(16, terms), np.int64)
+        self._df = np.zeros(max(16, terms), np.int32)
         self._df[:terms] = state.frequencies
         self._base_offsets, self._base_slots = state.base_offsets, state.base_slots
         self._base_values, self._base_max = state.base_values, state.base_max
@@ -482,7 +483,7 @@ class InvertedIndex:
     def _grow_frequencies(self) -> None:
         """Room in the document frequencies for every term numbered."""
         if len(self._term_ids) > len(self._df):
-            grown = np.zeros(max(len(self._term_ids), 2 * len(self._df)), np.int64)
+            grown = np.zeros(max(len(self._term_ids), 2 * len(self._df)), np.int32)
             grown[: len(self._df)] = self._df
             self._df = grown
 
@@ -549,6 +550,8 @@ class InvertedIndex:
         del order
         offsets = np.zeros(term_total + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
+        if len(slots) <= _OFFSET_MAX:  # 4 bytes a term where the postings allow
+            offsets = offsets.astype(np.int32)
         lengths = self.lengths
         values = _compact_values(values)
         self._base_offsets, self._base_slots, self._base_values = offsets, slots, values
