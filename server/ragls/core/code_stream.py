@@ -631,22 +631,19 @@ class WeighedTerms:
             self._bytes -= before.kept_bytes
         entry.weighings[weighing] = term
         if term.size >= CACHE_MIN_POSTINGS:
-            term.on_weighed = partial(self._weighed, key, entry)
+            term.on_weighed = partial(self._weighed, key, entry, weighing)
 
-    def _weighed(self, key: str, entry: _Entry, term: QueryTerm) -> None:
-        """Count ``term``'s weighed postings (now filled) as kept."""
-        if (
-            self._entries.get(key) is not entry
-            or not isinstance(term, _KeptTerm)
-            or not any(kept is term for kept in entry.weighings.values())
-            or term.kept_bytes
-        ):
+    def _weighed(self, key: str, entry: _Entry, weighing: _Weighing, term: QueryTerm) -> None:
+        """Count ``term``'s weighed postings (now filled) as kept, if it is still the entry's
+        term for ``weighing``."""
+        kept = entry.weighings.get(weighing)
+        if self._entries.get(key) is not entry or kept is not term or kept.kept_bytes:
             return
-        size = sum(part.nbytes for part in term.weighed or ())
+        size = sum(part.nbytes for part in kept.weighed or ())
         if entry.size() + size > self._budget:  # too large to keep: looked up again
             self._drop(key)
             return
-        term.kept_bytes = size
+        kept.kept_bytes = size
         self._bytes += size
         self._trim()
 

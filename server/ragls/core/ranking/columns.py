@@ -180,7 +180,8 @@ class Interner:
         return hash(key)
 
     def symbol_keys_derived(self) -> int:
-        """How many values have their symbol keys derived (for tests and status)."""
+        """How many values have their symbol keys derived (what the tests read to tell an
+        index run's derivation from a search's)."""
         derived = self._key_numbers[1 : len(self.values) + 1, 0]
         return int(np.count_nonzero(derived != UNKNOWN))
 

@@ -37,7 +37,7 @@ def _wide(data: array[int]) -> array[int]:
     :func:`ragls.core.symbols.narrowed`); the stored parts keep 32 bits."""
     if data.typecode == "i":
         return data
-    return array("i", np.asarray(data, dtype=np.int64).astype(np.int32).tobytes())
+    return array("i", np.asarray(data, dtype=np.int32).tobytes())
 
 
 def symbol_parts(files: Mapping[str, FileSymbols]) -> tuple[dict[str, Any], dict[str, object]]:
