@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
 
 from ragls.core.documents import Document, SearchResult
 from ragls.evaluation.questions import (
     Answer,
     Question,
     evaluate_questions,
+    load_questions,
     merge_reports,
     question_metrics,
 )
@@ -51,3 +57,20 @@ def test_reports_of_several_repositories_merge_with_the_same_pipelines() -> None
     merged = merge_reports([one, two])
     assert len(merged.questions) == 2
     assert merged.summary(merged.scores[0], [0, 1])["mrr@10"].mean == 1.0
+
+
+QUESTION_SETS = Path(__file__).resolve().parents[2] / "eval" / "questions"
+
+
+@pytest.mark.parametrize(
+    "questions_file",
+    sorted(QUESTION_SETS.glob("**/*.jsonl")),
+    ids=lambda path: path.relative_to(QUESTION_SETS).as_posix(),
+)
+def test_every_kept_question_set_loads_and_pins_its_repository(questions_file: Path) -> None:
+    questions = load_questions(questions_file)
+    meta = json.loads(questions_file.with_suffix(".meta.json").read_text(encoding="utf-8"))
+    assert len(meta["commit"]) == 40
+    categories = Counter(question.category for question in questions)
+    assert set(categories) == {"symbol", "behaviour", "architecture"}
+    assert all(question.answers for question in questions)
