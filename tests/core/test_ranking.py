@@ -83,6 +83,16 @@ ROLES_ONLY = RankingWeights(roles=2.0)
         ("lib/unit/converter.rb", None),
         ("src/contest.py", None),
         ("lib/spectrum.rb", None),
+        ("example_dart/lib/download.dart", "example"),
+        ("example_flutter_app/windows/runner/main.cpp", "example"),
+        ("src/counterexamples/search.py", None),
+        ("man/bats.7.ronn", "docs"),
+        ("src/core/lwt.mli", "interface"),
+        ("typeshed/stdlib/os.pyi", "interface"),
+        ("index.d.ts", "interface"),
+        ("src/Data/Map.hs-boot", "interface"),
+        ("include/uv.h", None),
+        ("src/core/lwt.ml", None),
     ],
 )
 def test_each_path_gets_its_role(path: str, role: str | None) -> None:
@@ -99,6 +109,41 @@ def test_a_test_file_ranks_below_the_source_it_tests() -> None:
 def test_a_query_that_asks_for_tests_gets_them() -> None:
     test, source = chunk("tests/test_parser.py"), chunk("src/parser.py")
     assert ranked(ROLES_ONLY, "which tests cover the parser", test, source)[0] == test.id
+
+
+def test_a_role_the_query_asks_for_keeps_the_share_of_its_scaling_it_is_given() -> None:
+    test, source = chunk("tests/test_runner.py"), chunk("src/runner.py")
+    # The test chunk comes first, 0.45^2 below the source: no role is asked.
+    weights = replace(ROLES_ONLY, asked_roles=0.5)
+    assert ranked(weights, "how are the runners started", test, source)[0] == source.id
+    # Asked for with asked_roles 0 it is not scaled at all, with 1 fully, with 0.5 by 0.45.
+    unscaled = [test, source]
+    assert ranked(ROLES_ONLY, "how are tests started", *unscaled)[0] == test.id
+    assert (
+        ranked(replace(ROLES_ONLY, asked_roles=1.0), "how are tests started", *unscaled)[0]
+        == source.id
+    )
+    plan = RankingLayer(RankingProfile.uniform(weights)).plan(QueryShape.of("tests started"))
+    assert plan.role_factors[[role.name for role in ROLES].index("test")] == pytest.approx(0.45)
+    # "docs" is not ambiguous: a query asking for docs gets them unscaled.
+    guide, code = chunk("docs/guide.md"), chunk("src/runner.py")
+    assert ranked(weights, "how are runners started", guide, code)[0] == code.id
+    assert ranked(weights, "docs on how runners are started", guide, code)[0] == guide.id
+
+
+def test_a_kind_may_leave_a_role_unscaled() -> None:
+    declaration, code = chunk("index.d.ts"), chunk("index.js")
+    assert ranked(ROLES_ONLY, "retry options", declaration, code)[0] == code.id
+    spared = replace(ROLES_ONLY, unscaled_roles=frozenset({"interface"}))
+    assert ranked(spared, "retry options", declaration, code)[0] == declaration.id
+
+
+def test_the_workspace_profile_scales_interfaces_for_questions_not_changes() -> None:
+    interface, implementation = chunk("src/core/lwt.mli"), chunk("src/core/lwt.ml")
+    question = WORKSPACE_RANKING.for_kind(QUESTION)
+    assert ranked(question, "how is bind run", interface, implementation)[0] == implementation.id
+    change = WORKSPACE_RANKING.for_kind(CHANGE)
+    assert ranked(change, "fix bind", interface, implementation)[0] == interface.id
 
 
 def test_a_name_holding_a_role_word_does_not_ask_for_the_role() -> None:
@@ -269,6 +314,22 @@ def test_a_directory_or_a_short_word_is_not_a_file_name() -> None:
 )
 def test_query_kinds(query: str, kind: str) -> None:
     assert QueryShape.of(query).kind == kind
+
+
+def test_a_code_span_holding_one_name_is_a_name_the_query_says() -> None:
+    shape = QueryShape.of("Where is the `run` helper defined, and how are flags parsed?")
+    assert shape.names["run"] == 1.0
+    assert shape.names["helper"] == 0.0
+    assert QueryShape.of("Where is the run helper defined?").names["run"] == 0.0
+    assert "for" not in QueryShape.of("what does `for` do").names  # a stop word stays out
+
+
+def test_code_spans_pair_up_and_what_lies_between_them_is_not_quoted() -> None:
+    shape = QueryShape.of("how does it parse flags like `!`, `-N` and `--separate-stderr`?")
+    assert shape.quoted == ("-n", "--separate-stderr")
+    assert QueryShape.of('error "All object keys must match" here').quoted == (
+        "all object keys must match",
+    )
 
 
 class _Stream:

@@ -40,6 +40,9 @@ class Opaque:
     def at_frames(self, frame_lines: tuple[tuple[str, int], ...]) -> list[SearchResult]:
         return self._stream.at_frames(frame_lines)
 
+    def holding(self, term: str) -> list[SearchResult]:
+        return self._stream.holding(term)
+
 
 def corpus(count: int = 600, seed: int = 5) -> list[Document]:
     rng = random.Random(seed)

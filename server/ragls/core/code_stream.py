@@ -68,7 +68,7 @@ from ragls.core.pruning import PruningStats, QueryTerm, best_first, ranked_slots
 from ragls.core.ranking.columns import NONE, START_LINE_KEY, Interner, says_generated
 from ragls.core.splits import SplitCache
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
-from ragls.core.verbatim import string_terms, verbatim_slots
+from ragls.core.verbatim import identifier_slots, string_terms, verbatim_slots
 from ragls.errors import InvalidArgumentError
 
 SYMBOL_PREFIX = "\x01"
@@ -393,6 +393,15 @@ class CodeStream:
         with state.lock:
             index, documents = state.index, state.documents
             slots = verbatim_slots(index, documents, quoted)
+            return [SearchResult(documents[index.id_at(slot)], 1.0) for slot in slots.tolist()]
+
+    def holding(self, term: str) -> list[SearchResult]:
+        """The documents whose body holds ``term`` (a whole identifier's term) if few do, most
+        occurrences first (:func:`~ragls.core.verbatim.identifier_slots`); scores are 1."""
+        state = self._state
+        with state.lock:
+            index, documents = state.index, state.documents
+            slots = identifier_slots(index, term)
             return [SearchResult(documents[index.id_at(slot)], 1.0) for slot in slots.tolist()]
 
     def at_frames(self, frame_lines: Sequence[tuple[str, int]]) -> list[SearchResult]:

@@ -145,6 +145,10 @@ class HybridRetriever:
             if weight:
                 found = _from_code_stream(asked, "at_frames", shape.frame_lines, "frame")
                 rankings.append((weight, found))
+        if shape is not None and self._ranking is not None:
+            weight = self._ranking.profile.for_kind(shape.kind).identifiers
+            for term in self._ranking.plan(shape).identifiers if weight else ():
+                rankings.append((weight, _from_code_stream(asked, "holding", term, "identifier")))
         for weight, results in rankings:
             seen: set[str] = set()
             for rank, result in enumerate(results):  # the hot loop: a few hundred per stream
@@ -197,11 +201,12 @@ class HybridRetriever:
 
 
 def _from_code_stream(
-    asked: list[WeightedStream], method: str, argument: tuple[Any, ...], what: str
+    asked: list[WeightedStream], method: str, argument: tuple[Any, ...] | str, what: str
 ) -> list[SearchResult]:
     """What the first asked stream that can say answers: a code stream's
-    :meth:`~ragls.core.code_stream.CodeStream.verbatim` (the chunks holding the quoted strings)
-    or :meth:`~ragls.core.code_stream.CodeStream.at_frames` (those at a trace's frame lines)."""
+    :meth:`~ragls.core.code_stream.CodeStream.verbatim` (the chunks holding the quoted strings),
+    :meth:`~ragls.core.code_stream.CodeStream.at_frames` (those at a trace's frame lines) or
+    :meth:`~ragls.core.code_stream.CodeStream.holding` (those holding a rare identifier)."""
     for weighted in asked:
         look_up = getattr(weighted.stream, method, None)
         if callable(look_up):

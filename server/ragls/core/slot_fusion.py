@@ -42,7 +42,7 @@ from ragls.core.pruning import order_by_score
 from ragls.core.ranking.columns import NONE, Columns
 from ragls.core.ranking.layer import RankingLayer, RankingPlan
 from ragls.core.validation import most_specific
-from ragls.core.verbatim import VERBATIM_WEIGHT, verbatim_slots
+from ragls.core.verbatim import VERBATIM_WEIGHT, identifier_slots, verbatim_slots
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +63,9 @@ def fuse_views(
 ) -> list[SearchResult]:
     """The fused, reranked and capped ``top_k`` of ``views`` (all views of one index); the
     chunks holding the quoted strings the plan weighs are one more ranking
-    (:mod:`ragls.core.verbatim`), and those holding a pasted trace's frame lines another
-    (:mod:`ragls.core.frames`)."""
+    (:mod:`ragls.core.verbatim`), those holding a pasted trace's frame lines another
+    (:mod:`ragls.core.frames`), and those holding each rare identifier the query writes one
+    more each (:func:`~ragls.core.verbatim.identifier_slots`)."""
     asked = []
     for view, weight in views:
         try:
@@ -105,6 +106,9 @@ def fuse_views(
             files = index.tags[:, FILE_TAG]
             found = frame_slots(index, shared.documents, shared.interner, files, plan.frame_lines)
             add_ranking(found, plan.weights.frames)
+        if ranking is not None:
+            for term in ranking[1].identifiers:
+                add_ranking(identifier_slots(index, term), ranking[1].weights.identifiers)
         if not slot_parts or not sum(len(part) for part in slot_parts):
             return []
         candidates, inverse = np.unique(np.concatenate(slot_parts), return_inverse=True)

@@ -27,6 +27,7 @@ import numpy as np
 from ragls.core.documents import Document
 from ragls.core.identifiers import IDENTIFIER, distinct, identifier_terms
 from ragls.core.postings import InvertedIndex, SlotArray
+from ragls.core.pruning import order_by_score
 
 VERBATIM_READS = 256  # texts read per quoted string at most (those of the first ids)
 VERBATIM_MOST = 8  # a string more chunks hold is a common fragment, not something to find
@@ -35,6 +36,9 @@ VERBATIM_MIN_WORDS = 3
 # rank first (1 + 0.7), so the chunks that say the string reach the candidates whose text the
 # ranking layer reads (the first 40), where its quoted rule lifts them.
 VERBATIM_WEIGHT = 2.0
+# A name the query writes as code (``UV_THREADPOOL_SIZE``, ``parseArgs``, `` `run` ``) that at
+# most this many chunks hold is looked up directly (:func:`identifier_slots`).
+IDENTIFIER_MOST = 8
 
 
 def string_terms(text: str) -> list[str]:
@@ -68,6 +72,38 @@ def verbatim_slots(
             found.update(holding)
     ordered = sorted(found, key=found.__getitem__)
     return np.array(ordered, np.int32)
+
+
+def whole_terms(names: Sequence[str]) -> list[str]:
+    """The whole-identifier body term of each name (``UV_THREADPOOL_SIZE``:
+    ``uv_threadpool_size``), once each."""
+    return distinct(terms[0] for terms in map(identifier_terms, names) if terms)
+
+
+def identifier_slots(index: InvertedIndex, term: str) -> SlotArray:
+    """Slots of the live documents whose body holds ``term`` (a whole identifier's term), most
+    occurrences first, then by id; none when more than :data:`IDENTIFIER_MOST` documents hold
+    it (the caller holds the index's lock).
+
+    A question that names a rare identifier among plain words ("where is the
+    UV_THREADPOOL_SIZE environment variable read and how is it clamped?") is about the few
+    chunks that say it; the split view scores it as its common parts (uv, threadpool, size)
+    and the plain words can fill both views' first places with chunks that never say it. Fused
+    as one more ranking, those chunks reach the candidates the ranking layer reads."""
+    frequency = index.document_frequency(term)
+    if not 0 < frequency <= IDENTIFIER_MOST:
+        return np.zeros(0, np.int32)
+    parts = [(slots, values) for slots, values in index.parts(term) if len(slots)]
+    if not parts:
+        return np.zeros(0, np.int32)
+    slots = np.concatenate([part for part, _ in parts]).astype(np.int32, copy=False)
+    counts = np.concatenate([np.asarray(values, np.float64) for _, values in parts])
+    dead = index.dead_slots()
+    if len(dead):
+        live = ~np.isin(slots, dead)
+        slots, counts = slots[live], counts[live]
+    order = order_by_score(counts, None, lambda positions: index.ids_at(slots[positions]))
+    return slots[order]
 
 
 def _holding_all(index: InvertedIndex, terms: list[str]) -> SlotArray:

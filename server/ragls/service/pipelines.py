@@ -67,21 +67,35 @@ WORKSPACE_FIELDS = FieldWeights(body=1.0, symbol=2.0, path=2.0, k1=1.2, b=0.5)
 # Measured (docs/retrieval.md, "The ranking layer"): each weight, and each query kind's.
 _QUESTION_WEIGHTS = RankingWeights(
     roles=2.0,
+    # "test", "spec" or "mock" in a question is as often about the code that runs tests, reads
+    # a plugin spec or builds a mock (a test framework, a mocking helper) as about test files:
+    # a role a question asks for is scaled by its weight's square root rather than not at all.
+    # A change ("add tests for ...") touches the tests it names: there they are not scaled.
+    asked_roles=0.5,
     definition=0.5,
     quoted=2.0,
     rare=0.5,
     coherence=0.05,
     named_file=1.0,
     path_word=0.5,
+    identifiers=1.0,
 )
 WORKSPACE_RANKING = RankingProfile(
     question=_QUESTION_WEIGHTS,
     # A message pasted as printed: its word pairs count; a path word does not (measured).
-    message=replace(_QUESTION_WEIGHTS, phrase=1.0, path_word=0.0),
-    change=RankingWeights(roles=0.25, named_file=1.0),
+    message=replace(_QUESTION_WEIGHTS, phrase=1.0, path_word=0.0, asked_roles=0.0, identifiers=0.0),
+    # A change touches an interface with its implementation (a new option in index.js and
+    # index.d.ts): interfaces are not scaled for it.
+    change=RankingWeights(roles=0.25, named_file=1.0, unscaled_roles=frozenset({"interface"})),
     # A pasted stack trace: its frames' files and functions are what it is about.
     trace=RankingWeights(
-        roles=1.0, definition=1.0, quoted=2.0, rare=0.5, named_file=2.0, frames=2.0
+        roles=1.0,
+        definition=1.0,
+        quoted=2.0,
+        rare=0.5,
+        named_file=2.0,
+        frames=2.0,
+        identifiers=1.0,
     ),
 )
 NOT_CHANGES = frozenset((QUESTION, MESSAGE, TRACE))

@@ -7,9 +7,12 @@ or a word found nowhere else to win. :class:`RankingLayer` rescores the fused ca
 these signals, each a factor with its own weight in :class:`RankingWeights` (0 turns it off,
 which is how docs/retrieval.md's ablation table was measured):
 
-* ``roles``: a chunk of a test, fixture, example, benchmark, generated, vendored, metadata or
-  documentation file is scaled by its role's weight (:mod:`ragls.core.ranking.rules`) to the
-  power ``roles`` unless the query asks for that role;
+* ``roles``: a chunk of a test, fixture, example, benchmark, generated, vendored, interface,
+  metadata or documentation file is scaled by its role's weight
+  (:mod:`ragls.core.ranking.rules`) to the power ``roles``, or to the power
+  not at all when the query asks for that role by one of its words, or to the power
+  ``roles * asked_roles`` when those words are ambiguous ("test", "mock", "spec" also name
+  what source code does); a kind may leave some roles unscaled (``unscaled_roles``);
 * ``definition``: a chunk whose symbol is an identifier the query says (``Spec:normalize``,
   ``mergePath``, a trace's functions; not a plain word) gains ``1 + definition``;
 * ``phrase``: the share of the query's word pairs found in the chunk's text (an error message
@@ -28,7 +31,10 @@ which is how docs/retrieval.md's ablation table was measured):
   so one large file does not fill the list;
 * ``frames``: not a factor but the fused weight of one more ranking, the chunks holding the
   lines of a pasted trace's frames (:mod:`ragls.core.frames`), which the retriever adds before
-  this layer.
+  this layer;
+* ``identifiers``: not a factor either but the fused weight of one ranking per rare identifier
+  the query writes (at most :data:`~ragls.core.verbatim.IDENTIFIER_MOST` chunks hold it): the
+  chunks that hold it (:func:`~ragls.core.verbatim.identifier_slots`), added before this layer.
 
 Each query kind (:mod:`ragls.core.ranking.shape`) has its own weights: a :class:`RankingProfile`.
 The layer is pure: it sees the query, the candidates and one corpus statistic (how many chunks
@@ -64,8 +70,10 @@ from ragls.core.ranking.rules import (
     PATH_WORD_ROOT,
     ROLES,
     SOURCE,
+    Role,
 )
 from ragls.core.ranking.shape import CHANGE, MESSAGE, QUESTION, TRACE, QueryShape
+from ragls.core.verbatim import IDENTIFIER_MOST, whole_terms
 from ragls.core.vocab import STOP_WORDS
 
 RARE_DOCUMENTS = 3  # at most this many chunks hold the word ...
@@ -81,6 +89,8 @@ _STEM_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
 @dataclass(frozen=True, slots=True)
 class RankingWeights:
     roles: float = 0.0  # the power of each role's weight: 0 ignores roles, 2 squares them
+    asked_roles: float = 0.0  # the share of ``roles`` kept for a role the query asks for
+    unscaled_roles: frozenset[str] = frozenset()  # roles (by name) this kind does not scale
     definition: float = 0.0
     phrase: float = 0.0
     quoted: float = 0.0
@@ -90,6 +100,7 @@ class RankingWeights:
     named_file: float = 0.0
     path_word: float = 0.0
     frames: float = 0.0  # the fused weight of the chunks at a trace's frame lines
+    identifiers: float = 0.0  # the fused weight of the chunks holding a rare identifier
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,10 +147,20 @@ class RankingPlan:
     role_factors: FloatArray  # by role number: the factor of a chunk of that role
     path_words: frozenset[str] = frozenset()  # the query's words, conflated (path_word)
     frame_lines: tuple[tuple[str, int], ...] = ()  # a trace's (file, line), when weighed
+    identifiers: tuple[str, ...] = ()  # the whole terms of the rare identifiers it writes
 
     @property
     def reads_text(self) -> bool:
         return bool(self.pairs or self.quoted or self.rare_words)
+
+
+def _asked_share(role: Role, asked: frozenset[str], weights: RankingWeights) -> float:
+    """The share of the roles rule's power a chunk of ``role`` is scaled by for a query saying
+    the plain words ``asked``: all of it unless the query asks for the role; then none, or
+    ``asked_roles`` where the role's words are ambiguous (:attr:`Role.ambiguous`)."""
+    if not role.asked_by & asked:
+        return 1.0
+    return weights.asked_roles if role.ambiguous else 0.0
 
 
 def role_name(path: str) -> str:
@@ -188,7 +209,10 @@ class RankingLayer:
         # Each role's factor computed once, in Python as before (a numpy power could round
         # differently in the last place).
         factors = [
-            role.weight**power if power and not (role.asked_by & asked) else 1.0 for role in ROLES
+            role.weight ** (power * _asked_share(role, asked, weights))
+            if power and role.name not in weights.unscaled_roles
+            else 1.0
+            for role in ROLES
         ]
         names = {n: sure for n, sure in shape.names.items() if sure} if weights.definition else {}
         return RankingPlan(
@@ -201,6 +225,7 @@ class RankingLayer:
             role_factors=np.array([*factors, 1.0], np.float64),
             path_words=_query_path_words(shape) if weights.path_word else frozenset(),
             frame_lines=shape.frame_lines if weights.frames else (),
+            identifiers=self._rare_identifiers(shape, weights),
         )
 
     def rerank_columns(self, plan: RankingPlan, columns: Columns) -> tuple[IntArray, FloatArray]:
@@ -237,6 +262,19 @@ class RankingLayer:
         if plan.path_words:
             factor *= _path_word_factors(plan, columns)
         return factor
+
+    def _rare_identifiers(self, shape: QueryShape, weights: RankingWeights) -> tuple[str, ...]:
+        """The whole terms of the names the query writes as code that at most
+        :data:`IDENTIFIER_MOST` chunks hold."""
+        if not weights.identifiers or self._frequency is None:
+            return ()
+        frequency = self._frequency
+        rare = [
+            name
+            for name, value in shape.names.items()
+            if value >= 1.0 and 0 < frequency(name) <= IDENTIFIER_MOST
+        ]
+        return tuple(whole_terms(rare))
 
     def _rare_words(self, shape: QueryShape, weights: RankingWeights) -> tuple[str, ...]:
         if not weights.rare or self._frequency is None or self._count is None:

@@ -1,13 +1,14 @@
 """The ranking layer's rules, as data (SPEC §10; docs/retrieval.md "The ranking layer").
 
 A file's *role* comes from its path: tests, fixtures and snapshots, examples, benchmarks,
-generated and vendored code, migrations, and documentation (prose formats and ``docs/``
-folders); a file whose path gives no role is generated when its first lines say so
-(:data:`GENERATED_MARKER`). Each role but ``source`` scales a chunk's fused score by its
-weight unless the query asks for that role with one of its words (a query saying "test" gets
-tests). Patterns are regular expressions over the POSIX path (directory names
-case-insensitive), per role, checked in the order below (the first role that matches wins);
-they cover the conventions of the languages ragls chunks.
+generated and vendored code, interfaces (type stubs, declarations), migrations, and
+documentation (prose formats and ``docs/`` folders); a file whose path gives no role is
+generated when its first lines say so (:data:`GENERATED_MARKER`). Each role but ``source``
+scales a chunk's fused score by its weight, less when the query asks for that role with one of
+its words (a query saying "docs" gets docs; one saying "test" gets tests, less surely in a
+question: :attr:`Role.ambiguous`). Patterns are regular expressions over the POSIX path
+(directory names case-insensitive), per role, checked in the order below (the first role that
+matches wins); they cover the conventions of the languages ragls chunks.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ class Role:
     weight: float  # multiplies the fused score of a chunk of such a file
     path: re.Pattern[str]
     asked_by: frozenset[str]  # query words (lower case, unstemmed) that ask for the role
+    # Whether those words also name what source code does (a test framework runs tests, a
+    # helper builds mocks, a plugin manager reads specs): asking for the role is then only
+    # likely, and a question keeps some of its scaling (the layer's ``asked_roles``).
+    ambiguous: bool = False
 
 
 def _dirs(*names: str) -> str:
@@ -74,6 +79,7 @@ ROLES: tuple[Role, ...] = (
             + r"|\.snap$"
         ),
         _TEST_WORDS,
+        ambiguous=True,
     ),
     Role(
         "test",
@@ -109,13 +115,14 @@ ROLES: tuple[Role, ...] = (
             r"\.(?:java|kt|kts|swift|php|cs|scala|groovy|hs|m|mm|dart|cpp|cc)$"
         ),
         _TEST_WORDS,
+        ambiguous=True,
     ),
     Role(
         "example",
         0.6,
         re.compile(
             _dirs(
-                "[^/]*\\bexamples?\\b[^/]*",
+                "[^/]*(?<![a-z])examples?(?![a-z])[^/]*",
                 "samples?",
                 "demos?",
                 "playground",
@@ -135,6 +142,19 @@ ROLES: tuple[Role, ...] = (
         0.6,
         re.compile(_dirs("bench", "benches", "benchmarks?", "perf") + r"|_bench(?:mark)?\.[a-z]+$"),
         frozenset("bench benchmark benchmarks benches performance perf".split()),
+    ),
+    Role(
+        # An interface beside its implementation: OCaml's .mli, Python's and Ruby's type stubs,
+        # TypeScript's declarations, Haskell's boot files. Their long doc comments say in prose
+        # what the implementation does, and outrank it for "how is X done" (lwt's .mli above
+        # every .ml). Not C and C++ headers: in a header-only library they are the code.
+        "interface",
+        0.8,
+        re.compile(r"(?i:\.(?:mli|pyi|rbi|d\.[cm]?ts|hs-boot)$)"),
+        frozenset(
+            "interface interfaces signature signatures declaration declarations declared "
+            "typings".split()
+        ),
     ),
     Role(
         "migration",
@@ -157,7 +177,7 @@ ROLES: tuple[Role, ...] = (
         re.compile(
             # Prose anywhere; in a docs folder also its data and templates, but not its code (a
             # docs site's components and scripts are code that a change touches like any other).
-            r"(?i:\.(?:md|mdx|markdown|rst|txt|adoc|html?|org|texi|pod|[1-9](?:\.in)?"
+            r"(?i:\.(?:md|mdx|markdown|ronn|rst|rdoc|txt|adoc|asciidoc|textile|html?|org|texi|pod|[1-9](?:\.in)?"
             r"|pdf|docx|odt|epub|rtf)$)"
             r"|(?i:(?:^|/)(?:docs?|documentation|man|manual|completions?)/(?:[^/]+/)*[^/]*"
             r"\.(?:json|ya?ml|xml|svg|css|fish|zsh|bash|ps1|in)$)"

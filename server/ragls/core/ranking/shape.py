@@ -47,7 +47,9 @@ QUESTION = "question"
 _WORD = re.compile(r"[a-z0-9_]+")
 _DIGIT = re.compile(r"[0-9]")
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-_QUOTED = re.compile(r"\"([^\"]{3,200})\"|'([^']{3,200})'|`([^`]{2,200})`")
+# A quoted string, or a code span: "..." or '...' of 3+ characters, `...` of 1+ (so that `!` or
+# `-N` is read as a span of its own and the backticks around it do not pair up with others).
+_QUOTED = re.compile(r"\"([^\"]{3,200})\"|'([^']{3,200})'|`([^`]{1,200})`")
 NAME_SEPARATORS = re.compile(r"::|->|[.:#/\\]")
 # A plain word: lower-case letters not joined to an identifier ("docs(test):" holds "test";
 # "Spec:normalize" and "plugin_spec" hold none).
@@ -84,14 +86,32 @@ class QueryShape:
         names = _names(query)
         for function in frame_functions:
             names[function] = 1.0
+        spans = [_quoted(match) for match in _QUOTED.finditer(query)]
+        for text, code in spans:
+            # A code span holding one name (`run`, `parse_args`) is a name the asker marked as
+            # code: as sure as an identifier's shape.
+            key = text.lower()
+            if code and len(key) >= 3 and key not in STOP_WORDS and _NAME.fullmatch(text):
+                names[key] = 1.0
         pairs = tuple(dict.fromkeys(f"{a} {b}" for a, b in pairwise(words)))
-        quoted = tuple(
-            text.lower()
-            for match in _QUOTED.finditer(query)
-            if (text := next(group for group in match.groups() if group is not None)).strip()
-        )
+        quoted = tuple(text.lower() for text, _ in spans if _worth_quoting(text))
         kind = TRACE if frame_files or frame_functions else _kind(query, lowered, words)
         return QueryShape(kind, plain, names, pairs, quoted, files, tuple(frame_lines))
+
+
+def _quoted(match: re.Match[str]) -> tuple[str, bool]:
+    """A quoted string's text, and whether it was a code span (in backticks)."""
+    double, single, code = match.groups()
+    if code is not None:
+        return code, True
+    return (double if double is not None else single), False
+
+
+def _worth_quoting(text: str) -> bool:
+    """Whether a quoted text is something to find as written: it holds a letter or a digit
+    and does not start or end with a space (what lies between two code spans, ``, `` or
+    `` and ``, when the backticks pair up wrongly, is not)."""
+    return text.strip() == text and any(c.isalnum() for c in text)
 
 
 def _kind(query: str, lowered: str, words: list[str]) -> str:
