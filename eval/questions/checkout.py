@@ -33,6 +33,34 @@ def git_dir(clones: Path, owner: str, name: str) -> Path | None:
     return None
 
 
+def stored_files(git: Path, commit: str) -> tuple[list[bytes], list[bytes]]:
+    """The paths of ``commit``'s files whose content the clone holds, and those it lacks (a
+    partial or shallow mirror may leave out its largest files: binaries, images)."""
+    listing = subprocess.run(
+        ["git", f"--git-dir={git}", "ls-tree", "-r", "-z", commit],
+        check=True,
+        capture_output=True,
+    ).stdout
+    entries = []
+    for entry in listing.split(b"\0"):
+        if entry:
+            info, path = entry.split(b"\t", 1)
+            _, kind, blob = info.split()
+            if kind == b"blob":
+                entries.append((blob, path))
+    checked = subprocess.run(
+        ["git", f"--git-dir={git}", "cat-file", "--batch-check=%(objectname)"],
+        input=b"\n".join(blob for blob, _ in entries) + b"\n",
+        check=True,
+        capture_output=True,
+    ).stdout.splitlines()
+    present: list[bytes] = []
+    absent: list[bytes] = []
+    for (_, path), line in zip(entries, checked, strict=True):
+        (absent if line.endswith(b" missing") else present).append(path)
+    return present, absent
+
+
 def main() -> int:
     if len(sys.argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
@@ -52,8 +80,11 @@ def main() -> int:
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)
+        present, absent = stored_files(source, meta["commit"])
         with tempfile.TemporaryDirectory() as scratch:
             environment = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            paths = Path(scratch) / "paths"
+            paths.write_bytes(b"\0".join(present))
             subprocess.run(
                 [
                     "git",
@@ -62,13 +93,14 @@ def main() -> int:
                     "checkout",
                     "-f",
                     meta["commit"],
-                    "--",
-                    ".",
+                    f"--pathspec-from-file={paths}",
+                    "--pathspec-file-nul",
                 ],
                 check=True,
                 env=environment,
             )
-        print(f"{meta['repo']} @ {meta['commit'][:12]} -> {target}", file=sys.stderr)
+        note = f" ({len(absent)} files whose content the clone lacks left out)" if absent else ""
+        print(f"{meta['repo']} @ {meta['commit'][:12]} -> {target}{note}", file=sys.stderr)
     return 1 if missing else 0
 
 
