@@ -9,6 +9,7 @@ from ragls.core.code_stream import CodeStream
 from ragls.core.documents import Document
 from ragls.core.fusion import HybridRetriever
 from ragls.core.ranking.layer import RankingLayer, RankingProfile
+from ragls.core.ranking.shape import QueryShape
 from ragls.core.verbatim import IDENTIFIER_MOST, VERBATIM_MOST, string_terms, whole_terms
 from ragls.service.pipelines import WORKSPACE, WORKSPACE_RANKING
 
@@ -109,3 +110,12 @@ def test_a_question_naming_a_rare_identifier_among_plain_words_finds_its_chunk()
     assert top(WORKSPACE_RANKING) == ["d0940", "d0941", "d0942", "d0943", "d0944"]
     without = replace(WORKSPACE_RANKING.question, identifiers=0.0)
     assert top(replace(WORKSPACE_RANKING, question=without)) == [f"d09{n:02d}" for n in range(5)]
+
+
+def test_a_word_in_capitals_alone_is_prose_not_an_identifier_to_look_up() -> None:
+    code = stream("flags = ['--ignore-gpu-blocklist']", "n = getenv('UV_THREADPOOL_SIZE')")
+    layer = RankingLayer(WORKSPACE_RANKING, code.document_frequency, code.document_count)
+    plan = layer.plan(QueryShape.of("When are GPU-backed bitmaps disabled?"))
+    assert plan.identifiers == ()
+    plan = layer.plan(QueryShape.of("Where is UV_THREADPOOL_SIZE read?"))
+    assert plan.identifiers == ("uv_threadpool_size",)

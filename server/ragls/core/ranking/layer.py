@@ -265,14 +265,17 @@ class RankingLayer:
 
     def _rare_identifiers(self, shape: QueryShape, weights: RankingWeights) -> tuple[str, ...]:
         """The whole terms of the names the query writes as code that at most
-        :data:`IDENTIFIER_MOST` chunks hold."""
+        :data:`IDENTIFIER_MOST` chunks hold (not a word in capitals alone: "GPU-backed
+        bitmaps" is prose, and the one build script that says "gpu" is not its answer)."""
         if not weights.identifiers or self._frequency is None:
             return ()
         frequency = self._frequency
         rare = [
             name
             for name, value in shape.names.items()
-            if value >= 1.0 and 0 < frequency(name) <= IDENTIFIER_MOST
+            if value >= 1.0
+            and name not in shape.acronyms
+            and 0 < frequency(name) <= IDENTIFIER_MOST
         ]
         return tuple(whole_terms(rare))
 

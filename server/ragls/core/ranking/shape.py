@@ -50,6 +50,7 @@ _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # A quoted string, or a code span: "..." or '...' of 3+ characters, `...` of 1+ (so that `!` or
 # `-N` is read as a span of its own and the backticks around it do not pair up with others).
 _QUOTED = re.compile(r"\"([^\"]{3,200})\"|'([^']{3,200})'|`([^`]{1,200})`")
+_ACRONYM = re.compile(r"(?<![\w$])[A-Z]{2,}(?![\w$])")
 NAME_SEPARATORS = re.compile(r"::|->|[.:#/\\]")
 # A plain word: lower-case letters not joined to an identifier ("docs(test):" holds "test";
 # "Spec:normalize" and "plugin_spec" hold none).
@@ -72,6 +73,9 @@ class QueryShape:
     files: tuple[str, ...]  # file names or paths the query names, lower-cased
     # (file lower-cased, line) of each frame of a pasted trace, in the order pasted
     frame_lines: tuple[tuple[str, int], ...] = ()
+    # names written in capitals alone (GPU, HTTP, TLS): identifiers by their shape, but as
+    # often a word of the prose (lower-cased)
+    acronyms: frozenset[str] = frozenset()
 
     @staticmethod
     def of(query: str) -> QueryShape:
@@ -96,7 +100,8 @@ class QueryShape:
         pairs = tuple(dict.fromkeys(f"{a} {b}" for a, b in pairwise(words)))
         quoted = tuple(text.lower() for text, _ in spans if _worth_quoting(text))
         kind = TRACE if frame_files or frame_functions else _kind(query, lowered, words)
-        return QueryShape(kind, plain, names, pairs, quoted, files, tuple(frame_lines))
+        acronyms = frozenset(m.lower() for m in _ACRONYM.findall(query))
+        return QueryShape(kind, plain, names, pairs, quoted, files, tuple(frame_lines), acronyms)
 
 
 def _quoted(match: re.Match[str]) -> tuple[str, bool]:
