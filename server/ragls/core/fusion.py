@@ -121,14 +121,15 @@ class HybridRetriever:
         shaped = self._ranking is not None or any(w.kinds is not None for w in self._streams)
         shape = QueryShape.of(query) if shaped else None
         asked = [weighted for weighted in self._streams if weighted.asked_for(shape)]
+        layer, plan = self._ranking, None
+        if layer is not None:
+            assert shape is not None
+            plan = layer.plan(shape)
         views = _views_of_one_index(asked)
         if views is not None:
-            plan = None
-            if self._ranking is not None:
-                assert shape is not None
-                plan = (self._ranking, self._ranking.plan(shape))
+            ranking = None if layer is None or plan is None else (layer, plan)
             depth = candidate_depth(top_k)
-            return fuse_views(views, query, depth, top_k, self._per_file_cap, plan)
+            return fuse_views(views, query, depth, top_k, self._per_file_cap, ranking)
         rankings: list[tuple[float, list[SearchResult]]] = []
         for weighted in asked:
             try:
@@ -137,18 +138,19 @@ class HybridRetriever:
                 )
             except Exception:
                 log.exception("retrieval stream %r failed; skipping it", _stream_name(weighted))
-        if shape is not None and self._quotes_asked(shape):
-            found = _from_code_stream(asked, "verbatim", shape.quoted, "verbatim")
-            rankings.append((VERBATIM_WEIGHT, found))
-        if shape is not None and shape.frame_lines and self._ranking is not None:
-            weight = self._ranking.profile.for_kind(shape.kind).frames
-            if weight:
-                found = _from_code_stream(asked, "at_frames", shape.frame_lines, "frame")
-                rankings.append((weight, found))
-        if shape is not None and self._ranking is not None:
-            weight = self._ranking.profile.for_kind(shape.kind).identifiers
-            for term in self._ranking.plan(shape).identifiers if weight else ():
-                rankings.append((weight, _from_code_stream(asked, "holding", term, "identifier")))
+        if plan is not None:
+            # The looked-up rankings the slot path adds too (ragls.core.slot_fusion), as the
+            # plan keeps them: quoted strings and frame lines where the kind weighs them, rare
+            # identifiers.
+            if plan.quoted:
+                found = _from_code_stream(asked, "verbatim", plan.quoted, "verbatim")
+                rankings.append((VERBATIM_WEIGHT, found))
+            if plan.frame_lines:
+                found = _from_code_stream(asked, "at_frames", plan.frame_lines, "frame")
+                rankings.append((plan.weights.frames, found))
+            for term in plan.identifiers:
+                found = _from_code_stream(asked, "holding", term, "identifier")
+                rankings.append((plan.weights.identifiers, found))
         for weight, results in rankings:
             seen: set[str] = set()
             for rank, result in enumerate(results):  # the hot loop: a few hundred per stream
@@ -168,11 +170,9 @@ class HybridRetriever:
                     if rank < best_rank[document_id]:
                         best_rank[document_id] = rank
         ordered = sorted(fused, key=lambda doc_id: (-fused[doc_id], best_rank[doc_id], doc_id))
-        if self._ranking is not None:
+        if layer is not None:
             candidates = [Candidate(documents[i], fused[i], best_rank[i]) for i in ordered]
-            rescored = [
-                (score, c.document) for score, c in self._ranking.rerank(query, candidates, shape)
-            ]
+            rescored = [(score, c.document) for score, c in layer.rerank(query, candidates, plan)]
         else:
             rescored = [(fused[i], documents[i]) for i in ordered]
         per_file: dict[str, int] = {}
@@ -187,17 +187,6 @@ class HybridRetriever:
             if len(capped) == top_k:
                 break
         return capped
-
-    def _quotes_asked(self, shape: QueryShape) -> bool:
-        """Whether the query's quoted strings are looked up verbatim (:mod:`ragls.core.verbatim`):
-        it quotes some and the ranking layer weighs them for its kind (as
-        :meth:`RankingLayer.plan` keeps them, which the slot path reads)."""
-        ranking = self._ranking
-        return (
-            bool(shape.quoted)
-            and ranking is not None
-            and bool(ranking.profile.for_kind(shape.kind).quoted)
-        )
 
 
 def _from_code_stream(

@@ -182,12 +182,14 @@ class RankingLayer:
         self._count = document_count
 
     def rerank(
-        self, query: str, candidates: Sequence[Candidate], shape: QueryShape | None = None
+        self, query: str, candidates: Sequence[Candidate], plan: RankingPlan | None = None
     ) -> list[tuple[float, Candidate]]:
-        """``(score, candidate)`` pairs, best first (ties: better best rank, then id)."""
+        """``(score, candidate)`` pairs, best first (ties: better best rank, then id);
+        ``plan`` is :meth:`plan` of the query's shape when the caller made it already."""
         if not candidates:
             return []
-        plan = self.plan(shape if shape is not None else QueryShape.of(query))
+        if plan is None:
+            plan = self.plan(QueryShape.of(query))
         interner = Interner()
         numbers = [interner.file_and_symbol(c.document.metadata) for c in candidates]
         columns = Columns(
