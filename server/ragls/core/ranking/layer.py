@@ -9,10 +9,10 @@ which is how docs/retrieval.md's ablation table was measured):
 
 * ``roles``: a chunk of a test, fixture, example, benchmark, generated, vendored, interface,
   metadata or documentation file is scaled by its role's weight
-  (:mod:`ragls.core.ranking.rules`) to the power ``roles``, or to the power
-  not at all when the query asks for that role by one of its words, or to the power
-  ``roles * asked_roles`` when those words are ambiguous ("test", "mock", "spec" also name
-  what source code does); a kind may leave some roles unscaled (``unscaled_roles``);
+  (:mod:`ragls.core.ranking.rules`) to the power ``roles``; not at all when the query asks
+  for that role by one of its words, or to the power ``roles * asked_roles`` when those words
+  are ambiguous ("test", "mock", "spec" also name what source code does); a kind may leave
+  some roles unscaled (``unscaled_roles``);
 * ``definition``: a chunk whose symbol is an identifier the query says (``Spec:normalize``,
   ``mergePath``, a trace's functions; not a plain word) gains ``1 + definition``;
 * ``phrase``: the share of the query's word pairs found in the chunk's text (an error message
