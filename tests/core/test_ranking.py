@@ -93,6 +93,14 @@ ROLES_ONLY = RankingWeights(roles=2.0)
         ("src/Data/Map.hs-boot", "interface"),
         ("include/uv.h", None),
         ("src/core/lwt.ml", None),
+        ("deps/jemalloc/src/arena.c", "vendored"),
+        ("src/deps.c", None),
+        ("sphinx/locale/ur/LC_MESSAGES/sphinx.po", "translation"),
+        ("po/messages.pot", "translation"),
+        ("src/locales/en/common.json", "translation"),
+        ("lib/l10n/app_fr.arb", "translation"),
+        ("src/Illuminate/Translation/MessageSelector.php", None),
+        ("src/i18n/format.ts", None),
     ],
 )
 def test_each_path_gets_its_role(path: str, role: str | None) -> None:
@@ -144,6 +152,35 @@ def test_the_workspace_profile_scales_interfaces_for_questions_not_changes() -> 
     assert ranked(question, "how is bind run", interface, implementation)[0] == implementation.id
     change = WORKSPACE_RANKING.for_kind(CHANGE)
     assert ranked(change, "fix bind", interface, implementation)[0] == interface.id
+
+
+@pytest.mark.parametrize(
+    ("query", "path"),
+    [
+        ("How are doc comments on a field split into short and long help?", "docs/help.md"),
+        ("How are samples appended to the head block?", "examples/append.go"),
+        ("Which snippet completions does the server offer?", "snippets/std.zig"),
+        ("What interface does the transport implement?", "lib/transport.d.ts"),
+        ("Where is the variable declared?", "lib/vars.pyi"),
+        ("How are the modules bundled for the browser?", "third_party/loader.js"),
+        ("How are auto-generated stream ids kept increasing?", "gen/ids.c"),
+    ],
+)
+def test_words_that_say_what_code_does_do_not_ask_for_a_role(query: str, path: str) -> None:
+    """Words the question sets showed in questions that wanted source, never the role (a
+    metric's samples, a Go interface, a bundler): the role stays scaled (generated, whose word
+    is also a verb, keeps half its scaling)."""
+    other, source = chunk(path), chunk("src/core.c")
+    assert ranked(replace(ROLES_ONLY, asked_roles=0.5), query, other, source)[0] == source.id
+
+
+def test_translation_catalogs_rank_below_the_code_that_says_their_messages() -> None:
+    catalog = chunk("sphinx/locale/fr/LC_MESSAGES/sphinx.po", 'msgid "unknown builder"')
+    code = chunk("sphinx/registry.py", "raise SphinxError('unknown builder')")
+    assert ranked(ROLES_ONLY, "unknown builder error", catalog, code)[0] == code.id
+    assert ranked(ROLES_ONLY, "the French translation of unknown builder", catalog, code)[0] == (
+        catalog.id
+    )
 
 
 def test_a_name_holding_a_role_word_does_not_ask_for_the_role() -> None:
@@ -322,6 +359,27 @@ def test_a_code_span_holding_one_name_is_a_name_the_query_says() -> None:
     assert shape.names["helper"] == 0.0
     assert QueryShape.of("Where is the run helper defined?").names["run"] == 0.0
     assert "for" not in QueryShape.of("what does `for` do").names  # a stop word stays out
+
+
+@pytest.mark.parametrize(
+    ("query", "sure"),
+    [
+        ("What does `Str::slug` do with underscores?", ("str", "slug")),
+        ("What does Str::slug do with underscores?", ("str", "slug")),
+        ("when does conn->close free the buffer", ("conn", "close")),
+        ("how is Array#map defined", ("array", "map")),
+        ("what does `Head.Truncate` keep", ("head", "truncate")),
+    ],
+)
+def test_each_part_of_a_qualified_name_is_a_name_the_query_says(
+    query: str, sure: tuple[str, ...]
+) -> None:
+    names = QueryShape.of(query).names
+    assert all(names[name] == 1.0 for name in sure)
+    # Prose around them stays prose, and "issue #12" or a sentence's full stop joins nothing.
+    assert names.get("underscores", 0.0) == 0.0
+    assert QueryShape.of("see issue #123 about run").names["run"] == 0.0
+    assert QueryShape.of("it stops. Then what").names.get("stops", 0.0) == 0.0
 
 
 def test_code_spans_pair_up_and_what_lies_between_them_is_not_quoted() -> None:

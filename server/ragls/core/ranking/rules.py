@@ -1,9 +1,9 @@
 """The ranking layer's rules, as data (SPEC §10; docs/retrieval.md "The ranking layer").
 
 A file's *role* comes from its path: tests, fixtures and snapshots, examples, benchmarks,
-generated and vendored code, interfaces (type stubs, declarations), migrations, and
-documentation (prose formats and ``docs/`` folders); a file whose path gives no role is
-generated when its first lines say so (:data:`GENERATED_MARKER`). Each role but ``source``
+generated and vendored code, interfaces (type stubs, declarations), migrations, translation
+catalogs, and documentation (prose formats and ``docs/`` folders); a file whose path gives no
+role is generated when its first lines say so (:data:`GENERATED_MARKER`). Each role but ``source``
 scales a chunk's fused score by its weight, less when the query asks for that role with one of
 its words (a query saying "docs" gets docs; one saying "test" gets tests, less surely in a
 question: :attr:`Role.ambiguous`). Patterns are regular expressions over the POSIX path
@@ -48,16 +48,27 @@ ROLES: tuple[Role, ...] = (
             r"|" + _dirs("generated", "__generated__", "gen", "docsets?", "\\.docc")
         ),
         frozenset(("generated", "codegen")),
+        # "how is the token generated" asks for the code that generates it
+        ambiguous=True,
     ),
     Role(
         "vendored",
         0.35,
         re.compile(
             _dirs(
-                "third_party", "third-party", "thirdparty", "external", "extern", "gtest", "gmock"
+                "third_party",
+                "third-party",
+                "thirdparty",
+                "external",
+                "extern",
+                "gtest",
+                "gmock",
+                # C projects' copies of their dependencies (redis's deps/jemalloc, deps/lua)
+                "deps",
             )
         ),
-        frozenset(("vendored", "vendor", "third", "bundled")),
+        # Not "bundled" (what a bundler does to the project's own modules) nor "third".
+        frozenset(("vendored", "vendor")),
     ),
     Role(
         "fixture",
@@ -133,9 +144,8 @@ ROLES: tuple[Role, ...] = (
             # Storybook's stories: a component shown with example props
             + r"|\.stories\.[a-z]+$"
         ),
-        frozenset(
-            "example examples sample samples demo demos playground stories snippet snippets".split()
-        ),
+        # Not "sample" nor "snippet": a metric's samples, an editor's completion snippets.
+        frozenset("example examples demo demos playground stories".split()),
     ),
     Role(
         "benchmark",
@@ -151,10 +161,9 @@ ROLES: tuple[Role, ...] = (
         "interface",
         0.8,
         re.compile(r"(?i:\.(?:mli|pyi|rbi|d\.[cm]?ts|hs-boot)$)"),
-        frozenset(
-            "interface interfaces signature signatures declaration declarations declared "
-            "typings".split()
-        ),
+        # Not "interface", "signature" nor "declared": in 32 questions of the question sets
+        # that said one of them, none wanted a stub or a declaration file.
+        frozenset("declaration declarations typings stub stubs".split()),
     ),
     Role(
         "migration",
@@ -172,6 +181,23 @@ ROLES: tuple[Role, ...] = (
         frozenset(("lockfile", "dependency", "dependencies", "xcode")),
     ),
     Role(
+        # Translation catalogs: gettext's .po and .pot (each message of the code copied once per
+        # language: sphinx's 70 catalogs matched its questions' words), XLIFF, Flutter's .arb,
+        # Apple's .strings, and the data files of a locales/ or i18n/ folder.
+        "translation",
+        0.35,
+        re.compile(
+            r"(?i:\.(?:po|pot|xlf|xliff|arb|strings)$)"
+            r"|(?i:(?:^|/)(?:locales?|i18n|l10n|translations?|lang)/(?:[^/]+/)*[^/]*"
+            r"\.(?:json|ya?ml|properties|toml)$)"
+        ),
+        frozenset(
+            "translation translations translate translated locale locales localization "
+            "localisation localized i18n l10n gettext".split()
+        ),
+        ambiguous=True,
+    ),
+    Role(
         "docs",
         0.6,
         re.compile(
@@ -184,9 +210,8 @@ ROLES: tuple[Role, ...] = (
             r"|(?i:(?:^|/)(?:changelog|changes|history|news|authors|contributing|license|notice)"
             r"(?:\.[a-z]+)?$)"
         ),
-        frozenset(
-            "doc docs documentation documented readme changelog guide tutorial manual".split()
-        ),
+        # Not "doc": "doc comments" are the code's.
+        frozenset("docs documentation documented readme changelog guide tutorial manual".split()),
     ),
 )
 SOURCE = "source"

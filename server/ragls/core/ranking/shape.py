@@ -52,6 +52,10 @@ _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _QUOTED = re.compile(r"\"([^\"]{3,200})\"|'([^']{3,200})'|`([^`]{1,200})`")
 _ACRONYM = re.compile(r"(?<![\w$])[A-Z]{2,}(?![\w$])")
 NAME_SEPARATORS = re.compile(r"::|->|[.:#/\\]")
+# A name or a qualified name (``run``, ``Str::slug``, ``obj->free``, ``Head.Truncate``).
+_QUALIFIED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:::|->|[.#])[A-Za-z_$][\w$]*)*")
+# Two names joined as only code joins them: ``Str::slug``, ``conn->close``, ``Array#map``.
+_CODE_JOIN = re.compile(r"[\w$](?:::|->|#)[A-Za-z_$]")
 # A plain word: lower-case letters not joined to an identifier ("docs(test):" holds "test";
 # "Spec:normalize" and "plugin_spec" hold none).
 _PLAIN = re.compile(r"(?<![A-Za-z0-9_])[a-z]+(?![A-Za-z0-9_])")
@@ -94,9 +98,12 @@ class QueryShape:
         for text, code in spans:
             # A code span holding one name (`run`, `parse_args`) is a name the asker marked as
             # code: as sure as an identifier's shape.
-            key = text.lower()
-            if code and len(key) >= 3 and key not in STOP_WORDS and _NAME.fullmatch(text):
-                names[key] = 1.0
+            # So is each part of a qualified name in one (`Str::slug`, `Head.Truncate`).
+            if code and _QUALIFIED.fullmatch(text):
+                for part in _NAME.findall(text):
+                    key = part.lower()
+                    if len(key) >= 3 and key not in STOP_WORDS:
+                        names[key] = 1.0
         pairs = tuple(dict.fromkeys(f"{a} {b}" for a, b in pairwise(words)))
         quoted = tuple(text.lower() for text, _ in spans if _worth_quoting(text))
         kind = TRACE if frame_files or frame_functions else _kind(query, lowered, words)
@@ -187,12 +194,14 @@ def _names(query: str) -> dict[str, float]:
 def _token_names(token: str) -> tuple[tuple[str, float], ...]:
     """(lower-cased name, how surely it names a symbol) of one whitespace-separated token."""
     found = []
+    joined = _CODE_JOIN.search(token) is not None  # every name of ``Str::slug`` is code
     for piece in NAME_SEPARATORS.split(token):
         for name in _NAME.findall(piece):
             key = name.lower()
             if len(key) < 3 or key in STOP_WORDS:
                 continue
-            found.append((key, 1.0 if _looks_like_identifier(name) else PLAIN_WORD_NAME))
+            sure = joined or _looks_like_identifier(name)
+            found.append((key, 1.0 if sure else PLAIN_WORD_NAME))
     return tuple(found)
 
 
