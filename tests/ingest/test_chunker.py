@@ -50,6 +50,23 @@ def test_over_long_lines_are_cut_and_counted() -> None:
     assert cut == 1
 
 
+def test_a_line_cut_inside_a_string_leaves_the_symbols_after_it_whole() -> None:
+    """The cut text is what chunks hold, but the text before the cut is parsed: cut in the
+    middle of a string, a long line left the string open and every symbol after it unparsed."""
+    schemes = "|".join(f"scheme{n}" for n in range(40))
+    text = (
+        f'PATTERN = "{schemes}"\n\n\ndef after():\n    return 1\n\n\ndef later():\n    return 2\n'
+    )
+    chunks = chunk_code(text, "python", max_lines=3, max_line_chars=100)
+    assert {c["symbol"] for c in chunks if "symbol" in c} == {"after", "later"}
+    assert max(len(line) for c in chunks for line in c["content"].split("\n")) == 100
+    result = NormalizedDocumentChunker(max_line_chars=100).chunk(
+        text, file="f.py", format=DocumentFormat.CODE, language="python", with_symbols=True
+    )
+    assert result.cut_lines == 1
+    assert {"after", "later"} <= set(result.symbols.definition_names)
+
+
 def test_metadata_keys_order_and_ids() -> None:
     [first, *_] = chunk_code(PYTHON, "python")
     assert list(first) == [

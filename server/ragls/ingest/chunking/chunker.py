@@ -23,13 +23,13 @@ from itertools import accumulate
 
 from ragls.core.documents import Document
 from ragls.core.symbols import NO_SYMBOLS, FileSymbols
-from ragls.ingest.chunking.normalize import DEFAULT_MAX_LINE_CHARS, normalize_text
+from ragls.ingest.chunking.normalize import DEFAULT_MAX_LINE_CHARS, clean_text, cut_long_lines
 from ragls.ingest.chunking.symbols import Unit, code_units, has_grammar, parse
 from ragls.ingest.chunking.units import markdown_units, paragraph_units
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.tags.extract import file_symbols, has_tags
 
-CHUNKER_VERSION = "2"
+CHUNKER_VERSION = "3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,8 @@ class NormalizedDocumentChunker:
     ) -> ChunkedFile:
         """``with_symbols``: also the definitions and references of code with tag queries,
         from the same parse (``ragls.ingest.tags``)."""
-        normalized, cut = normalize_text(text, self.max_line_chars)
+        cleaned = clean_text(text)
+        normalized, cut = cut_long_lines(cleaned, self.max_line_chars)
         if not normalized.strip():
             return ChunkedFile([], cut)
         lines = normalized.split("\n")
@@ -78,7 +79,11 @@ class NormalizedDocumentChunker:
         if blocks is not None:
             units = list(blocks)
         elif format is DocumentFormat.CODE and has_grammar(language):
-            source = normalized.encode("utf-8")
+            # The text before the cut is parsed: a long line cut inside a string literal (a
+            # 2,700-character list of URL schemes in a PHP class) left the string open, and
+            # every symbol after it (70 methods) was chunked as plain windows. Its lines are
+            # the cut text's, so the units' line numbers hold for both.
+            source = cleaned.encode("utf-8")
             tree = parse(source, language)
             units = code_units(normalized, language, self.max_lines, tree)
             if with_symbols and has_tags(language):
