@@ -186,6 +186,30 @@ def test_test_blocks_are_named_by_their_title() -> None:
     assert symbols(ocaml, "ocaml") == {("parser", "test")}
 
 
+def test_rust_items_inside_macro_calls_are_symbols_on_their_own_lines() -> None:
+    """Tokio declares much of its API inside ``cfg_*! { ... }`` calls, which the grammar leaves
+    as token trees: their items are parsed where they stand."""
+    source = (
+        "pub struct Builder;\n"
+        "cfg_rt! {\n"
+        "    impl Builder {\n"
+        "        pub fn build(&self) -> u8 {\n"
+        "            1\n"
+        "        }\n"
+        "\n"
+        "        cfg_unstable! {\n"
+        "            pub fn seed(&mut self) {}\n"
+        "        }\n"
+        "    }\n"
+        "}\n"
+        "let_me!(not, an, item);\n"
+    )
+    found = chunks(source, "rust", max_lines=3)
+    assert ("Builder.build", "method", 4, 6) in found
+    assert {symbol for symbol, *_ in found} >= {"Builder", "Builder.build", "Builder.seed"}
+    assert next(last for symbol, _, _, last in found if symbol == "Builder.seed") == 9
+
+
 def test_nameless_definitions_are_searched_inside() -> None:
     source = "export default class {\n  render() {\n    return 1;\n  }\n}\n"
     assert symbols(source, "javascript") == {("render", "method")}

@@ -185,6 +185,10 @@ class Grammar:
     wrappers: frozenset[str] = WRAPPER_TYPES
     containers: frozenset[str] = CONTAINER_KINDS
     merge_clauses: bool = False
+    # Macro calls whose brace-delimited body (the node type given) holds items the grammar
+    # leaves unparsed (Rust's ``cfg_io! { impl Builder { ... } }``): the body is parsed again
+    # on its own, where it stands, for the symbols inside.
+    macro_bodies: Mapping[str, str] = field(default_factory=dict)
 
 
 _JS_RULES: Mapping[str, str] = MappingProxyType(
@@ -317,7 +321,11 @@ GRAMMARS: Mapping[str, Grammar] = MappingProxyType(
         "php": Grammar("tree_sitter_php", "language_php"),
         "python": Grammar("tree_sitter_python"),
         "ruby": Grammar("tree_sitter_ruby"),
-        "rust": Grammar("tree_sitter_rust", name_fields={"impl_item": ("name", "type")}),
+        "rust": Grammar(
+            "tree_sitter_rust",
+            name_fields={"impl_item": ("name", "type")},
+            macro_bodies={"macro_invocation": "token_tree"},
+        ),
         "scala": Grammar(
             "tree_sitter_scala",
             kinds={

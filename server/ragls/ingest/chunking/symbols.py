@@ -44,6 +44,14 @@ def has_grammar(language: str) -> bool:
     return language in GRAMMARS
 
 
+def grammar_name(grammar: Grammar) -> str:
+    """The language name ``grammar`` is registered under."""
+    return _NAMES[grammar.module, grammar.function]
+
+
+_NAMES = {(grammar.module, grammar.function): name for name, grammar in GRAMMARS.items()}
+
+
 def grammar_language(name: str) -> Language:
     with _languages_lock:
         language = _languages.get(name)
@@ -123,8 +131,33 @@ def _add_top_symbols(node: Node, grammar: Grammar, found: list[Found]) -> None:
         if symbol is not None:
             covered = (symbol.last or symbol.node).end_byte
             found.append(symbol)
+        elif child.type in grammar.macro_bodies:
+            found += _macro_symbols(child, grammar)
         elif child.named_child_count:  # a leaf holds no symbol
             _add_top_symbols(child, grammar, found)
+
+
+# A macro body longer than this is left as it is (parsed again, it would cost as much as the
+# file once more for every such body).
+MACRO_BODY_BYTES = 1 << 20
+
+
+def _macro_symbols(node: Node, grammar: Grammar) -> list[Found]:
+    """The outermost symbols inside a macro call's brace-delimited body (``cfg_rt! { ... }``),
+    from a parse of the body alone, placed where it stands in the file: the lines before it as
+    newlines and its first line's indent as spaces, so that every row is the file's own.
+    Tokio declares much of its API inside such calls (``cfg_io_driver! { impl Builder {...} }``):
+    without this, whole impl blocks were windows without a symbol."""
+    body = next((c for c in node.named_children if c.type == grammar.macro_bodies[node.type]), None)
+    if body is None or body.end_byte - body.start_byte > MACRO_BODY_BYTES:
+        return []
+    text = body.text
+    if not text or text[:1] != b"{":
+        return []
+    row, column = body.start_point
+    placed = b"\n" * row + b" " * (column + 1) + text[1:-1]
+    tree = _parser(grammar_name(grammar)).parse(placed)
+    return _top_symbols(tree.root_node, grammar)
 
 
 def _last_row(found: Found) -> int:
