@@ -382,6 +382,27 @@ def test_each_part_of_a_qualified_name_is_a_name_the_query_says(
     assert QueryShape.of("it stops. Then what").names.get("stops", 0.0) == 0.0
 
 
+def test_a_qualified_name_the_query_writes_is_read_whole() -> None:
+    assert QueryShape.of("Does `ModuleAnalyzer.for_module` cache?").qualified == (
+        "moduleanalyzer.for_module",
+    )
+    assert QueryShape.of("what does Str::slug do.").qualified == ("str.slug",)
+    assert QueryShape.of("the os.path.join call").qualified == ("os.path.join", "path.join")
+    # Not an abbreviation, nor a file the query names.
+    assert QueryShape.of("e.g. the setup in app.py").qualified == ()
+
+
+def test_the_definition_a_qualified_name_names_ranks_above_a_namesake() -> None:
+    """Both chunks define ``for_module``; the one the query names whole comes first, though
+    the other ranks first without the rule."""
+    namesake = chunk("sphinx/registry.py", "def for_module", "Registry.for_module", "method")
+    named = chunk("sphinx/pycode.py", "def for_module", "ModuleAnalyzer.for_module", "method")
+    query = "Does `ModuleAnalyzer.for_module` cache analyzers?"
+    weights = RankingWeights(definition=0.5)
+    assert ranked(weights, query, namesake, named)[0] == named.id
+    assert ranked(weights, "Does `for_module` cache analyzers?", namesake, named)[0] == namesake.id
+
+
 def test_code_spans_pair_up_and_what_lies_between_them_is_not_quoted() -> None:
     shape = QueryShape.of("how does it parse flags like `!`, `-N` and `--separate-stderr`?")
     assert shape.quoted == ("-n", "--separate-stderr")

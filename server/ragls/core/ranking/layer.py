@@ -68,6 +68,7 @@ from ragls.core.ranking.rules import (
     PATH_WORD_ENDINGS,
     PATH_WORD_MIN,
     PATH_WORD_ROOT,
+    QUALIFIED_NAME,
     ROLES,
     SOURCE,
     Role,
@@ -217,6 +218,10 @@ class RankingLayer:
             for role in ROLES
         ]
         names = {n: sure for n, sure in shape.names.items() if sure} if weights.definition else {}
+        if weights.definition:
+            # A symbol whose whole qualified name the query writes is surer than one whose
+            # last component it says.
+            names |= dict.fromkeys(shape.qualified, QUALIFIED_NAME)
         return RankingPlan(
             shape=shape,
             weights=weights,

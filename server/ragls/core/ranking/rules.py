@@ -323,6 +323,9 @@ MAX_FRAMES = 64
 # while prose words that happen to name methods (``search``, ``results``) pushed the answer of
 # "how are search results fused from several streams" from 2nd to 5th. Prose is not a name.
 PLAIN_WORD_NAME = 0.0
+# How surely a qualified name the query writes (``ModuleAnalyzer.for_module``) names the symbol
+# that is exactly it: the definition rule's match, where an identifier's is 1.0.
+QUALIFIED_NAME = 3.0
 
 # A query word and a word of a file's path are the same word when they agree after one of these
 # endings is taken off (the first that leaves at least PATH_WORD_ROOT letters), so a question's

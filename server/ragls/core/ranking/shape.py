@@ -80,6 +80,10 @@ class QueryShape:
     # names written in capitals alone (GPU, HTTP, TLS): identifiers by their shape, but as
     # often a word of the prose (lower-cased)
     acronyms: frozenset[str] = frozenset()
+    # qualified names it writes (``ModuleAnalyzer.for_module``, ``Str::slug``), lower-cased and
+    # joined by dots as the chunker joins a symbol to its container; with three parts or more,
+    # their last two too
+    qualified: tuple[str, ...] = ()
 
     @staticmethod
     def of(query: str) -> QueryShape:
@@ -108,7 +112,27 @@ class QueryShape:
         quoted = tuple(text.lower() for text, _ in spans if _worth_quoting(text))
         kind = TRACE if frame_files or frame_functions else _kind(query, lowered, words)
         acronyms = frozenset(m.lower() for m in _ACRONYM.findall(query))
-        return QueryShape(kind, plain, names, pairs, quoted, files, tuple(frame_lines), acronyms)
+        qualified = _qualified(query, files)
+        return QueryShape(
+            kind, plain, names, pairs, quoted, files, tuple(frame_lines), acronyms, qualified
+        )
+
+
+def _qualified(query: str, files: tuple[str, ...]) -> tuple[str, ...]:
+    """The qualified names of :attr:`QueryShape.qualified`: a token that is names joined by
+    ``.``, ``::``, ``->`` or ``#`` (backticks and punctuation around it aside), not a file the
+    query names."""
+    found: list[str] = []
+    for token in query.split():
+        text = token.strip("`'\"()[]{},;:!?").rstrip(".")
+        if not _QUALIFIED.fullmatch(text) or text.lower() in files:
+            continue
+        parts = [part.lower() for part in _NAME.findall(text)]
+        if len(parts) >= 2 and len(parts[-1]) >= 2:
+            found.append(".".join(parts))
+            if len(parts) > 2:
+                found.append(".".join(parts[-2:]))
+    return tuple(dict.fromkeys(found))
 
 
 def _quoted(match: re.Match[str]) -> tuple[str, bool]:
