@@ -370,3 +370,25 @@ def test_symbol_keys_are_derived_when_chunks_are_indexed_not_by_the_first_search
         [kept.key_number("flask.before_request"), kept.key_number("before_request")]
     ]
     assert kept.symbol_keys_derived() == 1
+
+
+def test_family_counts_are_the_live_chunks_of_each_language() -> None:
+    """What the minority-language rule weighs: counted from the chunks' files, again after a
+    write (a removed file's chunks no longer count)."""
+    from ragls.core.ranking.rules import FAMILIES
+
+    def doc(file: str, number: int) -> Document:
+        return Document(f"{file}#{number}", "text", {"file": file})
+
+    stream = CodeStream()
+    stream.replace_documents(
+        (),
+        [doc("a.go", 1), doc("a.go", 2), doc("b.go", 1), doc("ui/app.tsx", 1), doc("README.md", 1)],
+    )
+    counts = stream.family_counts()
+    assert counts[FAMILIES.index("go")] == 3
+    assert counts[FAMILIES.index("javascript")] == 1
+    assert counts[-1] == 1  # README.md: no language
+    assert stream.family_counts() is counts  # kept until a write
+    stream.remove("b.go#1")
+    assert stream.family_counts()[FAMILIES.index("go")] == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from ragls.core.documents import Document
@@ -16,7 +17,7 @@ from ragls.core.ranking.layer import (
     conflate,
     stem_words,
 )
-from ragls.core.ranking.rules import FRAME_PATTERNS, ROLES
+from ragls.core.ranking.rules import FAMILIES, FRAME_PATTERNS, ROLES
 from ragls.core.ranking.shape import CHANGE, MESSAGE, QUESTION, QueryShape
 from ragls.service.pipelines import WORKSPACE_RANKING
 
@@ -163,13 +164,11 @@ def test_the_workspace_profile_scales_interfaces_for_questions_not_changes() -> 
         ("What interface does the transport implement?", "lib/transport.d.ts"),
         ("Where is the variable declared?", "lib/vars.pyi"),
         ("How are the modules bundled for the browser?", "third_party/loader.js"),
-        ("How are auto-generated stream ids kept increasing?", "gen/ids.c"),
     ],
 )
 def test_words_that_say_what_code_does_do_not_ask_for_a_role(query: str, path: str) -> None:
     """Words the question sets showed in questions that wanted source, never the role (a
-    metric's samples, a Go interface, a bundler): the role stays scaled (generated, whose word
-    is also a verb, keeps half its scaling)."""
+    metric's samples, a Go interface, a bundler): the role stays scaled."""
     other, source = chunk(path), chunk("src/core.c")
     assert ranked(replace(ROLES_ONLY, asked_roles=0.5), query, other, source)[0] == source.id
 
@@ -181,6 +180,32 @@ def test_translation_catalogs_rank_below_the_code_that_says_their_messages() -> 
     assert ranked(ROLES_ONLY, "the French translation of unknown builder", catalog, code)[0] == (
         catalog.id
     )
+
+
+def family_counts(**chunks: int) -> np.ndarray:
+    counts = np.zeros(len(FAMILIES) + 1, np.int64)
+    for name, count in chunks.items():
+        counts[FAMILIES.index(name)] = count
+    return counts
+
+
+def test_a_minority_language_ranks_below_the_corpus_language_unless_asked() -> None:
+    """A Go server with a TypeScript web UI (10% of its chunks): for a question, the UI's
+    chunk comes after the server's, unless the question says what asks for the UI or names
+    its file."""
+    page = chunk("web/ui/src/pages/AgentPage.tsx", "agent page")
+    server = chunk("tsdb/agent/db.go", "agent db")
+    weights = RankingWeights(minority=0.8)
+    counts = family_counts(go=900, javascript=100)
+    query = "how does agent mode truncate the write-ahead log"
+    assert ranked(weights, query, page, server, family_counts=lambda: counts)[0] == server.id
+    assert ranked(RankingWeights(), query, page, server, family_counts=lambda: counts)[0] == page.id
+    assert ranked(weights, query, page, server)[0] == page.id  # no counts: the rule is off
+    for asked in ("how does the agent page in the web UI load", "where is AgentPage.tsx"):
+        assert ranked(weights, asked, page, server, family_counts=lambda: counts)[0] == page.id
+    # At 15% of the chunks or more, a language is no minority.
+    even = family_counts(go=800, javascript=200)
+    assert ranked(weights, query, page, server, family_counts=lambda: even)[0] == page.id
 
 
 def test_a_name_holding_a_role_word_does_not_ask_for_the_role() -> None:

@@ -65,7 +65,14 @@ from ragls.core.postings import (
     scaled,
 )
 from ragls.core.pruning import PruningStats, QueryTerm, best_first, ranked_slots, top_among
-from ragls.core.ranking.columns import NONE, START_LINE_KEY, Interner, says_generated
+from ragls.core.ranking.columns import (
+    NO_FAMILY,
+    NONE,
+    START_LINE_KEY,
+    IntArray,
+    Interner,
+    says_generated,
+)
 from ragls.core.splits import SplitCache
 from ragls.core.validation import MAX_STREAM_TOP_K, check_query, check_top_k, most_specific
 from ragls.core.verbatim import identifier_slots, string_terms, verbatim_slots
@@ -361,6 +368,27 @@ class CodeStream:
 
     def document_count(self) -> int:
         return len(self._state.index)
+
+    def family_counts(self) -> IntArray:
+        """How many live chunks of each language family the index holds (by family number,
+        NO_FAMILY last; ``ragls.core.ranking.rules.LANGUAGE_FAMILIES``, from each chunk's file
+        extension): what the ranking layer's minority-language rule weighs. Counted once per
+        version of the index (a pass over the chunks' file tags) and kept until a write."""
+        state = self._state
+        with state.lock:
+            index = state.index
+            key = (id(index), id(state.interner), index.version, index.layout)
+            kept = state.family_counts
+            if kept is not None and kept[0] == key:
+                return kept[1]
+            files = index.tags[: index.slot_count, FILE_TAG].astype(np.int64)
+            families = state.interner.families_of(files)
+            counts = np.bincount(families, minlength=NO_FAMILY + 1)
+            dead = index.dead_slots()
+            if len(dead):
+                counts -= np.bincount(families[dead], minlength=NO_FAMILY + 1)
+            state.family_counts = (key, counts)
+            return counts
 
     def document_frequency(self, word: str) -> int:
         """How many documents hold ``word`` (one identifier, analysed as text is) in their
@@ -777,6 +805,9 @@ class _CodeIndex:
         self.synonyms = synonyms
         self.prepared = PreparedEncodings()
         self.lock = threading.Lock()
+        # ((index, interner, version, layout), chunks per language family), as
+        # CodeStream.family_counts last counted them
+        self.family_counts: tuple[tuple[int, int, int, int], IntArray] | None = None
         self.documents: dict[str, Document] = {}
         self.index = InvertedIndex(tag_count=TAG_COUNT)
         self.interner = Interner()

@@ -81,6 +81,9 @@ _QUESTION_WEIGHTS = RankingWeights(
     named_file=1.0,
     path_word=0.5,
     identifiers=1.0,
+    # A file in a language that holds under 15% of the index's code (a Go server's TypeScript
+    # web UI, a C library's Python scripts), unless the question names the language.
+    minority=0.8,
 )
 WORKSPACE_RANKING = RankingProfile(
     question=_QUESTION_WEIGHTS,
@@ -92,6 +95,7 @@ WORKSPACE_RANKING = RankingProfile(
         asked_roles=0.0,
         identifiers=0.0,
         coherence=0.05,
+        minority=1.0,
     ),
     # A change touches an interface with its implementation (a new option in index.js and
     # index.d.ts): interfaces are not scaled for it.

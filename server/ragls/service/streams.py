@@ -123,6 +123,7 @@ class SessionStreams:
                 pipeline.ranking,
                 None if counter is None else counter.document_frequency,
                 None if counter is None else counter.document_count,
+                None if counter is None else counter.family_counts,
             )
         return HybridRetriever(streams, ranking=ranking)
 

@@ -21,8 +21,10 @@ import numpy.typing as npt
 
 from ragls.core.ranking.rules import (
     COMMENT_LEADERS,
+    FAMILIES,
     GENERATED_LINES,
     GENERATED_MARKER,
+    LANGUAGE_FAMILIES,
     ROLES,
     Role,
 )
@@ -35,6 +37,7 @@ NONE = -1  # the value number of a missing file or symbol
 SOURCE_CODE = len(ROLES)  # the role number of source (no role)
 GENERATED = next(number for number, role in enumerate(ROLES) if role.name == "generated")
 UNKNOWN = -2  # a role not derived yet
+NO_FAMILY = len(FAMILIES)  # the family number of a file of no language LANGUAGE_FAMILIES names
 FILE_KEY = "file"
 # A chunk's first and last lines in its metadata (numbers written as strings).
 START_LINE_KEY, END_LINE_KEY = "start_line", "end_line"
@@ -100,6 +103,10 @@ class Interner:
         # cased keys and their numbers took 7 MB at 1x the standard library (70,000 keys).
         self._key_numbers = np.full((16, 2), UNKNOWN, np.int64)
         self._key_numbers[0] = NONE
+        # Each value's language family read as a path (its number in FAMILIES; NO_FAMILY for
+        # none), at the value's number + 1, UNKNOWN until derived; grown by doubling.
+        self._families = np.full(16, UNKNOWN, np.int64)
+        self._families[0] = NO_FAMILY
 
     @classmethod
     def restored(cls, values: list[str], files: list[int], generated: list[int]) -> Interner:
@@ -220,6 +227,19 @@ class Interner:
             self.roles_of(np.array(files[self._files_derived :], np.int64))
         self._files_derived = len(files)
 
+    def families_of(self, numbers: IntArray) -> IntArray:
+        """The language family of each value in ``numbers`` read as a path (:func:`family_code`;
+        NO_FAMILY for NONE), derived once per value."""
+        self._families = self._with_room(self._families)
+        shifted = numbers + 1  # NONE (-1) reads entry 0
+        codes = self._families[shifted]
+        unknown = codes == UNKNOWN
+        if unknown.any():
+            for number in set(numbers[unknown].tolist()):
+                self._families[number + 1] = family_code(self.values[number])
+            codes = self._families[shifted]
+        return codes
+
     def roles_of(self, numbers: IntArray) -> IntArray:
         """The role number of each value in ``numbers`` read as a path (:data:`SOURCE_CODE` for
         source, the empty path and NONE), derived for any value not derived yet (a value that
@@ -233,6 +253,15 @@ class Interner:
                 self._roles[number + 1] = _role_code(self.values[number], number in self._generated)
             codes = self._roles[shifted]
         return codes
+
+
+def family_code(path: str) -> int:
+    """The number in :data:`FAMILIES` of the language of ``path``'s extension, NO_FAMILY for a
+    path without one of :data:`LANGUAGE_FAMILIES`' extensions."""
+    name = path.rsplit("/", 1)[-1]
+    if "." not in name:
+        return NO_FAMILY
+    return LANGUAGE_FAMILIES.get(name.rsplit(".", 1)[1].lower(), NO_FAMILY)
 
 
 def _role_code(path: str, generated: bool = False) -> int:

@@ -55,16 +55,21 @@ import numpy as np
 from ragls.core.documents import Document
 from ragls.core.pruning import order_by_score
 from ragls.core.ranking.columns import (
+    NO_FAMILY,
     NONE,
     Columns,
     FloatArray,
     IntArray,
     Interner,
+    family_code,
     names_file,
     role_of,
     symbol_keys,
 )
 from ragls.core.ranking.rules import (
+    FAMILIES,
+    FAMILY_WORDS,
+    MINORITY_SHARE,
     PATH_WORD_ENDINGS,
     PATH_WORD_MIN,
     PATH_WORD_ROOT,
@@ -102,6 +107,7 @@ class RankingWeights:
     path_word: float = 0.0
     frames: float = 0.0  # the fused weight of the chunks at a trace's frame lines
     identifiers: float = 0.0  # the fused weight of the chunks holding a rare identifier
+    minority: float = 1.0  # the factor of a chunk in a minority language (rules.MINORITY_SHARE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +155,9 @@ class RankingPlan:
     path_words: frozenset[str] = frozenset()  # the query's words, conflated (path_word)
     frame_lines: tuple[tuple[str, int], ...] = ()  # a trace's (file, line), when weighed
     identifiers: tuple[str, ...] = ()  # the whole terms of the rare identifiers it writes
+    # by language family number (NO_FAMILY last): the factor of a chunk of that language; None
+    # when the rule is off or no language is a minority
+    family_factors: FloatArray | None = None
 
     @property
     def reads_text(self) -> bool:
@@ -177,10 +186,15 @@ class RankingLayer:
         profile: RankingProfile,
         document_frequency: DocumentFrequency | None = None,
         document_count: Callable[[], int] | None = None,
+        family_counts: Callable[[], IntArray] | None = None,
     ) -> None:
+        """``family_counts``: how many live chunks the corpus holds of each language family
+        (by number, NO_FAMILY last; :meth:`ragls.core.code_stream.CodeStream.family_counts`),
+        for the minority-language rule; without it the rule is off."""
         self.profile = profile
         self._frequency = document_frequency
         self._count = document_count
+        self._family_counts = family_counts
 
     def rerank(
         self, query: str, candidates: Sequence[Candidate], plan: RankingPlan | None = None
@@ -233,6 +247,7 @@ class RankingLayer:
             path_words=_query_path_words(shape) if weights.path_word else frozenset(),
             frame_lines=shape.frame_lines if weights.frames else (),
             identifiers=self._rare_identifiers(shape, weights),
+            family_factors=self._family_factors(shape, weights),
         )
 
     def rerank_columns(self, plan: RankingPlan, columns: Columns) -> tuple[IntArray, FloatArray]:
@@ -268,7 +283,30 @@ class RankingLayer:
                 factor[np.isin(files, named)] = 1.0 + plan.weights.named_file
         if plan.path_words:
             factor *= _path_word_factors(plan, columns)
+        if plan.family_factors is not None:
+            factor *= plan.family_factors[columns.interner.families_of(files)]
         return factor
+
+    def _family_factors(self, shape: QueryShape, weights: RankingWeights) -> FloatArray | None:
+        """Each language family's factor for this query: ``minority`` for a language that holds
+        less than :data:`MINORITY_SHARE` of the corpus's chunks of a language (and some), unless
+        the query says one of its words or names a file of it; 1 for the others."""
+        if weights.minority == 1.0 or self._family_counts is None:
+            return None
+        counts = self._family_counts()
+        known = counts[:NO_FAMILY]
+        total = int(known.sum())
+        minority = (known > 0) & (known < MINORITY_SHARE * total)
+        if not minority.any():
+            return None
+        named = {family_code(file) for file in shape.files}
+        factors = np.ones(NO_FAMILY + 1)
+        for number in np.flatnonzero(minority).tolist():
+            name = FAMILIES[number]
+            if number in named or (FAMILY_WORDS.get(name, frozenset()) | {name}) & shape.words:
+                continue
+            factors[number] = weights.minority
+        return factors
 
     def _rare_identifiers(self, shape: QueryShape, weights: RankingWeights) -> tuple[str, ...]:
         """The whole terms of the names the query writes as code that at most

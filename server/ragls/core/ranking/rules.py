@@ -48,8 +48,6 @@ ROLES: tuple[Role, ...] = (
             r"|" + _dirs("generated", "__generated__", "gen", "docsets?", "\\.docc")
         ),
         frozenset(("generated", "codegen")),
-        # "how is the token generated" asks for the code that generates it
-        ambiguous=True,
     ),
     Role(
         "vendored",
@@ -326,6 +324,67 @@ PLAIN_WORD_NAME = 0.0
 # How surely a qualified name the query writes (``ModuleAnalyzer.for_module``) names the symbol
 # that is exactly it: the definition rule's match, where an identifier's is 1.0.
 QUALIFIED_NAME = 3.0
+
+# Languages by file extension (lower case), for the minority-language rule: a chunk of a file
+# whose language holds less than MINORITY_SHARE of the index's chunks of languages named here
+# (a Go server's web UI in TypeScript, a C library's Python build scripts) is scaled by the
+# kind's ``minority`` weight, unless the query says one of the language's FAMILY_WORDS or names
+# a file of it. Extensions not named here (docs, data, no extension) have no language and
+# count for none. C and C++ are one (their headers share ``.h``), as are JavaScript and
+# TypeScript and the component formats built with them.
+_FAMILY_EXTENSIONS = {
+    "c/c++": "c h cc cpp cxx c++ hpp hh hxx ipp inl",
+    "javascript": "js jsx mjs cjs ts tsx mts cts vue svelte",
+    "python": "py pyi pyx",
+    "ruby": "rb rake",
+    "go": "go",
+    "rust": "rs",
+    "java": "java",
+    "kotlin": "kt kts",
+    "scala": "scala sc",
+    "swift": "swift",
+    "objective-c": "m mm",
+    "csharp": "cs",
+    "fsharp": "fs fsx fsi",
+    "php": "php",
+    "lua": "lua",
+    "elixir": "ex exs",
+    "erlang": "erl hrl",
+    "haskell": "hs lhs",
+    "ocaml": "ml mli",
+    "julia": "jl",
+    "dart": "dart",
+    "zig": "zig",
+    "shell": "sh bash zsh bats ps1",
+    "perl": "pl pm",
+    "groovy": "groovy gradle",
+    "clojure": "clj cljs cljc",
+    "nim": "nim",
+    "css": "css scss sass less",
+}
+FAMILIES: tuple[str, ...] = tuple(_FAMILY_EXTENSIONS)
+LANGUAGE_FAMILIES: dict[str, int] = {
+    extension: number
+    for number, extensions in enumerate(_FAMILY_EXTENSIONS.values())
+    for extension in extensions.split()
+}
+MINORITY_SHARE = 0.15
+FAMILY_WORDS: dict[str, frozenset[str]] = {
+    "c/c++": frozenset("c cpp header headers native".split()),
+    "javascript": frozenset(
+        """javascript js typescript ts tsx jsx node react vue svelte frontend browser ui web
+        component components page pages dashboard""".split()
+    ),
+    "python": frozenset("python py script scripts".split()),
+    "shell": frozenset("shell bash sh zsh script scripts powershell".split()),
+    "kotlin": frozenset("kotlin kt android gradle".split()),
+    "swift": frozenset("swift ios macos xcode".split()),
+    "csharp": frozenset("csharp dotnet".split()),
+    "go": frozenset("go golang".split()),
+    "css": frozenset("css style styles stylesheet scss theme".split()),
+    "groovy": frozenset("groovy gradle".split()),
+    "objective-c": frozenset("objc objective ios macos".split()),
+}
 
 # A query word and a word of a file's path are the same word when they agree after one of these
 # endings is taken off (the first that leaves at least PATH_WORD_ROOT letters), so a question's
