@@ -102,6 +102,14 @@ ROLES_ONLY = RankingWeights(roles=2.0)
         ("lib/l10n/app_fr.arb", "translation"),
         ("src/Illuminate/Translation/MessageSelector.php", None),
         ("src/i18n/format.ts", None),
+        ("jq.1.prebuilt", "docs"),
+        ("docs/manual.mld", "docs"),
+        ("koin-core/api/koin-core.api", "generated"),
+        ("coil-core/api/coil-core.klib.api", "generated"),
+        ("src/api/user.api", None),
+        (".github/workflows/ci.yml", "ci"),
+        (".golangci.yaml", "ci"),
+        ("src/ci/runner.go", None),
     ],
 )
 def test_each_path_gets_its_role(path: str, role: str | None) -> None:
@@ -171,6 +179,15 @@ def test_words_that_say_what_code_does_do_not_ask_for_a_role(query: str, path: s
     metric's samples, a Go interface, a bundler): the role stays scaled."""
     other, source = chunk(path), chunk("src/core.c")
     assert ranked(replace(ROLES_ONLY, asked_roles=0.5), query, other, source)[0] == source.id
+
+
+def test_ci_settings_rank_below_the_code_unless_the_query_asks_for_ci() -> None:
+    workflow = chunk(".github/workflows/release.yml", "go build ./cmd/server")
+    code = chunk("cmd/server/main.go", "func main() { build() }")
+    assert ranked(ROLES_ONLY, "how is the server built", workflow, code)[0] == code.id
+    assert ranked(ROLES_ONLY, "how does the ci build the server", workflow, code)[0] == (
+        workflow.id
+    )
 
 
 def test_translation_catalogs_rank_below_the_code_that_says_their_messages() -> None:

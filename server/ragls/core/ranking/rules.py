@@ -45,6 +45,8 @@ ROLES: tuple[Role, ...] = (
         re.compile(
             r"(?i:(?:\.pb\.go|_pb2\.pyi?|\.pb\.(?:h|cc)|\.generated\.[a-z]+|\.g\.dart"
             r"|\.freezed\.dart|\.min\.(?:js|css)|\.designer\.cs|_generated\.[a-z]+|\.gen\.[a-z]+)$)"
+            # Kotlin's binary-compatibility dumps: every public signature, written by a tool
+            r"|(?:^|/)(?P<module>[^/]+)/api/(?P=module)(?:\.klib)?\.api$"
             r"|" + _dirs("generated", "__generated__", "gen", "docsets?", "\\.docc")
         ),
         frozenset(("generated", "codegen")),
@@ -196,12 +198,25 @@ ROLES: tuple[Role, ...] = (
         ambiguous=True,
     ),
     Role(
+        # Continuous integration: workflows, issue templates, linters' settings.
+        "ci",
+        0.5,
+        re.compile(
+            r"(?:^|/)\.(?:github|gitlab|circleci|buildkite|azure-pipelines)/"
+            r"|(?:^|/)(?:\.travis|\.gitlab-ci|\.golangci|\.pre-commit-config|appveyor"
+            r"|azure-pipelines|codecov)\.ya?ml$|(?:^|/)Jenkinsfile$"
+        ),
+        frozenset("ci workflow workflows github travis jenkins circleci appveyor".split()),
+    ),
+    Role(
         "docs",
         0.6,
         re.compile(
             # Prose anywhere; in a docs folder also its data and templates, but not its code (a
             # docs site's components and scripts are code that a change touches like any other).
-            r"(?i:\.(?:md|mdx|markdown|ronn|rst|rdoc|txt|adoc|asciidoc|textile|html?|org|texi|pod|[1-9](?:\.in)?"
+            r"(?i:\.(?:md|mdx|markdown|ronn|rst|rdoc|txt|adoc|asciidoc|textile|html?|org|texi|pod|mld"
+            # man pages, and their sources and prebuilt copies (jq.1.prebuilt, bats.1.ronn)
+            r"|[1-9](?:\.(?:in|prebuilt|md|ronn))?"
             r"|pdf|docx|odt|epub|rtf)$)"
             r"|(?i:(?:^|/)(?:docs?|documentation|man|manual|completions?)/(?:[^/]+/)*[^/]*"
             r"\.(?:json|ya?ml|xml|svg|css|fish|zsh|bash|ps1|in)$)"
