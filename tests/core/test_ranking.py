@@ -57,7 +57,7 @@ ROLES_ONLY = RankingWeights(roles=2.0)
         ("App.xcodeproj/project.pbxproj", "metadata"),
         ("docs/guide/intro.md", "docs"),
         ("CHANGELOG.md", "docs"),
-        ("packages/docs/components/ecosystem.tsx", None),
+        ("packages/docs/components/ecosystem.tsx", "docs-code"),
         ("core/koin-core/src/commonTest/kotlin/org/koin/Simple.kt", "test"),
         ("app/src/androidUnitTest/kotlin/ViewModels.kt", "test"),
         ("base/strings/string_util_unittest.cc", "test"),
@@ -74,7 +74,7 @@ ROLES_ONLY = RankingWeights(roles=2.0)
         ("net/http/httptest/server.go", "test"),
         ("src/Snippets/Docs/Retry.cs", "example"),
         ("docs/media/cheat-sheet.pdf", "docs"),
-        ("docs/latest/config.py", None),
+        ("docs/latest/config.py", "docs-code"),
         ("pkg/attest/sign.go", None),
         ("src/contest/list.ts", None),
         ("Sources/LoginUI/LoginUI.swift", None),
@@ -179,6 +179,14 @@ def test_words_that_say_what_code_does_do_not_ask_for_a_role(query: str, path: s
     metric's samples, a Go interface, a bundler): the role stays scaled."""
     other, source = chunk(path), chunk("src/core.c")
     assert ranked(replace(ROLES_ONLY, asked_roles=0.5), query, other, source)[0] == source.id
+
+
+def test_a_docs_sites_code_is_scaled_for_questions_not_for_changes() -> None:
+    site, code = chunk("docs/conf.py", "extensions = ['autodoc']"), chunk("app/config.py")
+    question = WORKSPACE_RANKING.for_kind(QUESTION)
+    assert ranked(question, "how is the config loaded", site, code)[0] == code.id
+    change = WORKSPACE_RANKING.for_kind(CHANGE)
+    assert ranked(change, "fix config loading", site, code)[0] == site.id
 
 
 def test_ci_settings_rank_below_the_code_unless_the_query_asks_for_ci() -> None:

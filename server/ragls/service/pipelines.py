@@ -99,7 +99,9 @@ WORKSPACE_RANKING = RankingProfile(
     ),
     # A change touches an interface with its implementation (a new option in index.js and
     # index.d.ts): interfaces are not scaled for it.
-    change=RankingWeights(roles=0.25, named_file=1.0, unscaled_roles=frozenset({"interface"})),
+    change=RankingWeights(
+        roles=0.25, named_file=1.0, unscaled_roles=frozenset({"interface", "docs-code"})
+    ),
     # A pasted stack trace: its frames' files and functions are what it is about.
     trace=RankingWeights(
         roles=1.0,

@@ -226,6 +226,16 @@ ROLES: tuple[Role, ...] = (
         # Not "doc": "doc comments" are the code's.
         frozenset("docs documentation documented readme changelog guide tutorial manual".split()),
     ),
+    Role(
+        # Code in a documentation folder: the docs site's build scripts, its Sphinx conf.py,
+        # the snippets its pages include, a vendored search widget. In the question sets' first
+        # five places 30 times, never an answer. A change touches it as any code
+        # (``unscaled_roles``).
+        "docs-code",
+        0.6,
+        re.compile(r"(?i:(?:^|/)(?:docs?|documentation)/)"),
+        frozenset("docs documentation documented readme guide tutorial manual".split()),
+    ),
 )
 SOURCE = "source"
 
