@@ -396,3 +396,31 @@ def test_cpp_methods_defined_with_deeply_qualified_names() -> None:
         "void a::b::c::d::reset() {}\n",
     )
     assert found == [("should_log", "method", "", 1), ("reset", "method", "", 4)]
+
+
+def test_rust_items_inside_macro_calls_are_definitions_and_their_calls_references() -> None:
+    """Tokio declares much of its API inside ``cfg_*! { ... }`` calls, token trees to the
+    grammar: they are parsed where they stand, as the chunker parses them, so the symbol index
+    holds what the chunks are named after, at the file's own lines and columns."""
+    source = (
+        "pub struct Builder;\n"
+        "cfg_rt! {\n"
+        "    impl Builder {\n"
+        "        pub fn build(&self) -> u8 {\n"
+        "            helper()\n"
+        "        }\n"
+        "        cfg_unstable! {\n"
+        "            pub fn seed(&mut self) {}\n"
+        "        }\n"
+        "    }\n"
+        "}\n"
+        "fn helper() -> u8 { 1 }\n"
+    )
+    found = symbols_of("builder.rs", source)
+    placed = {d.name: (d.line, d.column) for d in found.definitions}
+    assert placed["build"] == (3, 15)
+    assert placed["seed"] == (7, 19)
+    assert placed["helper"] == (11, 3)
+    call = next(r for r in found.references() if r.name == "helper")
+    assert (call.line, call.column) == (4, 12)
+    assert found.definitions[call.enclosing].name == "build"

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tree_sitter import Language, Node, Parser, Tree
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from ragls.ingest.chunking.grammars import FUNCTION_CONTAINERS, GRAMMARS, NAME_TYPES, Grammar
 from ragls.ingest.chunking.symbol_rules import RULES, Found
@@ -166,6 +166,43 @@ def _last_row(found: Found) -> int:
     if end.column == 0 and end.row > found.node.start_point.row:
         return end.row - 1
     return end.row
+
+
+_body_queries: dict[str, Query] = {}
+
+
+def macro_body_trees(tree: Tree, language: str) -> list[tuple[Tree, int]]:
+    """Each brace-delimited macro body of ``tree`` (``Grammar.macro_bodies``), nested ones
+    too, parsed on its own as :func:`_macro_symbols` parses it, with the shift that turns the
+    parse's byte offsets into the file's (its rows and columns are the file's already): what
+    the symbol index reads for the definitions and references inside them."""
+    grammar = GRAMMARS[language]
+    if not grammar.macro_bodies:
+        return []
+    query = _body_queries.get(language)
+    if query is None:
+        pattern = " ".join(
+            f"({call} ({body}) @body)" for call, body in grammar.macro_bodies.items()
+        )
+        query = _body_queries.setdefault(language, Query(grammar_language(language), pattern))
+    found: list[tuple[Tree, int]] = []
+    pending: list[tuple[Tree, int]] = [(tree, 0)]
+    while pending:
+        current, shift = pending.pop()
+        bodies = QueryCursor(query).captures(current.root_node).get("body", [])
+        for body in sorted(bodies, key=lambda node: node.start_byte):
+            text = body.text
+            if not text or text[:1] != b"{" or len(text) > MACRO_BODY_BYTES:
+                continue
+            row, column = body.start_point
+            placed = b"\n" * row + b" " * (column + 1) + text[1:-1]
+            inner = (
+                _parser(language).parse(placed),
+                shift + body.start_byte + 1 - row - column - 1,
+            )
+            found.append(inner)
+            pending.append(inner)
+    return found
 
 
 def parse(source: bytes, language: str) -> Tree:

@@ -30,7 +30,14 @@ from array import array
 from tree_sitter import Node, QueryCursor, Tree
 
 from ragls.core.symbols import NO_SYMBOLS, Definition, FileSymbols
-from ragls.ingest.tags.compiled import NO_ROLE, compiled_query, match_role, query_sources
+from ragls.ingest.chunking.symbols import macro_body_trees
+from ragls.ingest.tags.compiled import (
+    NO_ROLE,
+    CompiledQuery,
+    compiled_query,
+    match_role,
+    query_sources,
+)
 from ragls.ingest.tags.languages import CLASS_KINDS, QUERIES
 from ragls.ingest.tags.packing import Columns, PackedDefinitions, ReferenceMatches, pack_references
 
@@ -48,44 +55,17 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
     compiled = compiled_query(language)
     if compiled is None:
         return NO_SYMBOLS
-    roles, kind_numbers, quick = compiled.roles, compiled.kind_numbers, compiled.quick
     # by name node (start byte, end byte): (node start byte, node end byte, kind, name, node)
     found_definitions: dict[tuple[int, int], tuple[int, int, str, Node, Node]] = {}
     # every reference match's name node (start byte, end byte) and kind number, in match order
     reference_keys: list[tuple[int, int]] = []
     reference_kinds: list[int] = []
-    add_key, add_kind = reference_keys.append, reference_kinds.append
-    for pattern, captures in QueryCursor(compiled.query).matches(tree.root_node):
-        number = quick[pattern]
-        if number >= 0:  # a reference pattern with one name: nothing else to look at
-            add_key(captures["name"][0].byte_range)
-            add_kind(number)
-            continue
-        role = roles[pattern]
-        if role is None:
-            role = match_role(captures, kind_numbers)
-            if role is None:
-                continue
-        elif role is NO_ROLE:
-            continue
-        names = captures.get("name")
-        if not names:
-            continue
-        name_node = names[0]
-        definition, kind, capture, number = role
-        if definition:
-            nodes = captures.get(capture)
-            if not nodes:
-                continue
-            node = nodes[0]
-            start, end = node.byte_range
-            key = name_node.byte_range
-            kept = found_definitions.get(key)
-            if kept is None or end - start > kept[1] - kept[0]:
-                found_definitions[key] = (start, end, kind, name_node, node)
-        else:
-            add_key(name_node.byte_range)
-            add_kind(number)
+    found = (found_definitions, reference_keys, reference_kinds)
+    _collect(compiled, tree.root_node, 0, found)
+    # Items inside macro calls (Rust's cfg_rt! { impl Builder {...} }), parsed where they stand
+    # as the chunker parses them: their offsets shifted to the file's.
+    for inner, shift in macro_body_trees(tree, language):
+        _collect(compiled, inner.root_node, shift, found)
     fallback = QUERIES[language].fallback
     if not found_definitions and not reference_keys and not fallback:
         return NO_SYMBOLS
@@ -110,6 +90,54 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
         array("i", definitions.numbers),
         *references,
     )
+
+
+def _collect(
+    compiled: CompiledQuery,
+    root: Node,
+    shift: int,
+    found: tuple[
+        dict[tuple[int, int], tuple[int, int, str, Node, Node]], list[tuple[int, int]], list[int]
+    ],
+) -> None:
+    """Add the definitions and references the tag query matches under ``root`` to ``found``
+    (see :func:`file_symbols`), their byte offsets moved by ``shift``."""
+    found_definitions, reference_keys, reference_kinds = found
+    roles, kind_numbers, quick = compiled.roles, compiled.kind_numbers, compiled.quick
+    add_key, add_kind = reference_keys.append, reference_kinds.append
+    for pattern, captures in QueryCursor(compiled.query).matches(root):
+        number = quick[pattern]
+        if number >= 0:  # a reference pattern with one name: nothing else to look at
+            span = captures["name"][0].byte_range
+            add_key(span if not shift else (span[0] + shift, span[1] + shift))
+            add_kind(number)
+            continue
+        role = roles[pattern]
+        if role is None:
+            role = match_role(captures, kind_numbers)
+            if role is None:
+                continue
+        elif role is NO_ROLE:
+            continue
+        names = captures.get("name")
+        if not names:
+            continue
+        name_node = names[0]
+        definition, kind, capture, number = role
+        name_start, name_end = name_node.byte_range
+        key = (name_start + shift, name_end + shift)
+        if definition:
+            nodes = captures.get(capture)
+            if not nodes:
+                continue
+            node = nodes[0]
+            start, end = node.byte_range
+            kept = found_definitions.get(key)
+            if kept is None or end - start > kept[1] - kept[0]:
+                found_definitions[key] = (start + shift, end + shift, kind, name_node, node)
+        else:
+            add_key(key)
+            add_kind(number)
 
 
 def _fallback_definitions(
