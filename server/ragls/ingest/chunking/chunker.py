@@ -24,7 +24,7 @@ from itertools import accumulate
 from ragls.core.documents import Document
 from ragls.core.symbols import NO_SYMBOLS, FileSymbols
 from ragls.ingest.chunking.normalize import DEFAULT_MAX_LINE_CHARS, clean_text, cut_long_lines
-from ragls.ingest.chunking.symbols import Unit, code_units, has_grammar, parse
+from ragls.ingest.chunking.symbols import Unit, code_units, has_grammar, macro_bodies, parse
 from ragls.ingest.chunking.units import markdown_units, paragraph_units
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.tags.extract import file_symbols, has_tags
@@ -85,9 +85,10 @@ class NormalizedDocumentChunker:
             # the cut text's, so the units' line numbers hold for both.
             source = cleaned.encode("utf-8")
             tree = parse(source, language)
-            units = code_units(normalized, language, self.max_lines, tree)
+            bodies = macro_bodies(tree, language)  # parsed once, for the units and the tags
+            units = code_units(normalized, language, self.max_lines, tree, bodies)
             if with_symbols and has_tags(language):
-                symbols = file_symbols(tree, source, language)
+                symbols = file_symbols(tree, source, language, bodies)
         else:
             units = self._units(lines, format)
         documents = []

@@ -44,14 +44,6 @@ def has_grammar(language: str) -> bool:
     return language in GRAMMARS
 
 
-def grammar_name(grammar: Grammar) -> str:
-    """The language name ``grammar`` is registered under."""
-    return _NAMES[grammar.module, grammar.function]
-
-
-_NAMES = {(grammar.module, grammar.function): name for name, grammar in GRAMMARS.items()}
-
-
 def grammar_language(name: str) -> Language:
     with _languages_lock:
         language = _languages.get(name)
@@ -114,15 +106,15 @@ def _symbol_of(node: Node, grammar: Grammar) -> Found | None:
     return Found(node, kind, name, node) if name else None
 
 
-def _top_symbols(node: Node, grammar: Grammar) -> list[Found]:
+def _top_symbols(node: Node, grammar: Grammar, bodies: MacroBodies) -> list[Found]:
     """The outermost symbols below ``node`` (not descending into the symbols found, nor into
-    the later siblings a symbol spans)."""
+    the later siblings a symbol spans), those of its macro calls' ``bodies`` included."""
     found: list[Found] = []
-    _add_top_symbols(node, grammar, found)
+    _add_top_symbols(node, grammar, bodies, found)
     return found
 
 
-def _add_top_symbols(node: Node, grammar: Grammar, found: list[Found]) -> None:
+def _add_top_symbols(node: Node, grammar: Grammar, bodies: MacroBodies, found: list[Found]) -> None:
     covered = -1
     for child in node.named_children:
         if child.start_byte < covered:
@@ -132,32 +124,19 @@ def _add_top_symbols(node: Node, grammar: Grammar, found: list[Found]) -> None:
             covered = (symbol.last or symbol.node).end_byte
             found.append(symbol)
         elif child.type in grammar.macro_bodies:
-            found += _macro_symbols(child, grammar)
+            found += _macro_symbols(child, grammar, bodies)
         elif child.named_child_count:  # a leaf holds no symbol
-            _add_top_symbols(child, grammar, found)
+            _add_top_symbols(child, grammar, bodies, found)
 
 
-# A macro body longer than this is left as it is (parsed again, it would cost as much as the
-# file once more for every such body).
-MACRO_BODY_BYTES = 1 << 20
-
-
-def _macro_symbols(node: Node, grammar: Grammar) -> list[Found]:
+def _macro_symbols(node: Node, grammar: Grammar, bodies: MacroBodies) -> list[Found]:
     """The outermost symbols inside a macro call's brace-delimited body (``cfg_rt! { ... }``),
-    from a parse of the body alone, placed where it stands in the file: the lines before it as
-    newlines and its first line's indent as spaces, so that every row is the file's own.
-    Tokio declares much of its API inside such calls (``cfg_io_driver! { impl Builder {...} }``):
-    without this, whole impl blocks were windows without a symbol."""
+    from its parse in ``bodies`` (:func:`macro_bodies`). Tokio declares much of its API inside
+    such calls (``cfg_io_driver! { impl Builder {...} }``): without this, whole impl blocks were
+    windows without a symbol."""
     body = next((c for c in node.named_children if c.type == grammar.macro_bodies[node.type]), None)
-    if body is None or body.end_byte - body.start_byte > MACRO_BODY_BYTES:
-        return []
-    text = body.text
-    if not text or text[:1] != b"{":
-        return []
-    row, column = body.start_point
-    placed = b"\n" * row + b" " * (column + 1) + text[1:-1]
-    tree = _parser(grammar_name(grammar)).parse(placed)
-    return _top_symbols(tree.root_node, grammar)
+    parsed = None if body is None else bodies.get(body.start_point)
+    return [] if parsed is None else _top_symbols(parsed[0].root_node, grammar, bodies)
 
 
 def _last_row(found: Found) -> int:
@@ -168,29 +147,37 @@ def _last_row(found: Found) -> int:
     return end.row
 
 
+# Each brace-delimited macro body of a file, by where its opening brace stands (row, column:
+# the file's own in every parse): the body's parse, placed at its own lines, and the shift that
+# turns that parse's byte offsets into the file's.
+MacroBodies = dict[tuple[int, int], tuple[Tree, int]]
+# A macro body longer than this is left as it is (parsed again, it would cost as much as the
+# file once more for every such body).
+MACRO_BODY_BYTES = 1 << 20
 _body_queries: dict[str, Query] = {}
 
 
-def macro_body_trees(tree: Tree, language: str) -> list[tuple[Tree, int]]:
+def macro_bodies(tree: Tree, language: str) -> MacroBodies:
     """Each brace-delimited macro body of ``tree`` (``Grammar.macro_bodies``), nested ones
-    too, parsed on its own as :func:`_macro_symbols` parses it, with the shift that turns the
-    parse's byte offsets into the file's (its rows and columns are the file's already): what
-    the symbol index reads for the definitions and references inside them."""
+    too, parsed once on its own, placed where it stands in the file: the lines before it as
+    newlines and its first line's indent as spaces, so that every row and column of its parse
+    is the file's own. The chunker's units (:func:`code_units`) and the symbol index
+    (``ragls.ingest.tags.extract.file_symbols``) read the same parses."""
     grammar = GRAMMARS[language]
     if not grammar.macro_bodies:
-        return []
+        return {}
     query = _body_queries.get(language)
     if query is None:
         pattern = " ".join(
             f"({call} ({body}) @body)" for call, body in grammar.macro_bodies.items()
         )
         query = _body_queries.setdefault(language, Query(grammar_language(language), pattern))
-    found: list[tuple[Tree, int]] = []
+    found: MacroBodies = {}
     pending: list[tuple[Tree, int]] = [(tree, 0)]
     while pending:
         current, shift = pending.pop()
-        bodies = QueryCursor(query).captures(current.root_node).get("body", [])
-        for body in sorted(bodies, key=lambda node: node.start_byte):
+        nodes = QueryCursor(query).captures(current.root_node).get("body", [])
+        for body in sorted(nodes, key=lambda node: node.start_byte):
             text = body.text
             if not text or text[:1] != b"{" or len(text) > MACRO_BODY_BYTES:
                 continue
@@ -200,7 +187,7 @@ def macro_body_trees(tree: Tree, language: str) -> list[tuple[Tree, int]]:
                 _parser(language).parse(placed),
                 shift + body.start_byte + 1 - row - column - 1,
             )
-            found.append(inner)
+            found[body.start_point] = inner
             pending.append(inner)
     return found
 
@@ -210,15 +197,24 @@ def parse(source: bytes, language: str) -> Tree:
     return _parser(language).parse(source)
 
 
-def code_units(text: str, language: str, max_lines: int, tree: Tree | None = None) -> list[Unit]:
-    """Units covering every line of ``text``, in order; ``tree``: its parse, if made already."""
+def code_units(
+    text: str,
+    language: str,
+    max_lines: int,
+    tree: Tree | None = None,
+    bodies: MacroBodies | None = None,
+) -> list[Unit]:
+    """Units covering every line of ``text``, in order; ``tree``: its parse, and ``bodies``:
+    its :func:`macro_bodies`, if made already."""
     if tree is None:
         tree = parse(text.encode("utf-8"), language)
+    if bodies is None:
+        bodies = macro_bodies(tree, language)
     line_count = text.count("\n") + 1
     units: list[Unit] = []
     grammar = GRAMMARS[language]
-    walk = _Walk(grammar, max_lines, units)
-    walk.collect(_top_symbols(tree.root_node, grammar), "", False, 0, line_count - 1)
+    walk = _Walk(grammar, max_lines, units, bodies)
+    walk.collect(_top_symbols(tree.root_node, grammar, bodies), "", False, 0, line_count - 1)
     return units
 
 
@@ -227,6 +223,7 @@ class _Walk:
     grammar: Grammar
     max_lines: int
     units: list[Unit]
+    bodies: MacroBodies
 
     def collect(
         self, symbols: Iterable[Found], prefix: str, in_class: bool, start: int, end: int
@@ -245,7 +242,7 @@ class _Walk:
             qualified = f"{prefix}.{name}" if prefix else name
             kind = "method" if found.kind == "function" and in_class else found.kind
             split = last - first + 1 > self.max_lines and kind in self.grammar.containers
-            nested = _top_symbols(found.body, self.grammar) if split else []
+            nested = _top_symbols(found.body, self.grammar, self.bodies) if split else []
             if not nested:
                 self._add(Unit(first, last, qualified, kind))
             else:

@@ -30,7 +30,7 @@ from array import array
 from tree_sitter import Node, QueryCursor, Tree
 
 from ragls.core.symbols import NO_SYMBOLS, Definition, FileSymbols
-from ragls.ingest.chunking.symbols import macro_body_trees
+from ragls.ingest.chunking.symbols import MacroBodies, macro_bodies
 from ragls.ingest.tags.compiled import (
     NO_ROLE,
     CompiledQuery,
@@ -50,8 +50,12 @@ def has_tags(language: str) -> bool:
     return language in QUERIES
 
 
-def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
-    """The definitions and references of ``source``, parsed as ``tree`` (see module doc)."""
+def file_symbols(
+    tree: Tree, source: bytes, language: str, bodies: MacroBodies | None = None
+) -> FileSymbols:
+    """The definitions and references of ``source``, parsed as ``tree`` (see module doc);
+    ``bodies``: its macro bodies' parses (:func:`~ragls.ingest.chunking.symbols.macro_bodies`),
+    if the chunker made them already."""
     compiled = compiled_query(language)
     if compiled is None:
         return NO_SYMBOLS
@@ -64,7 +68,9 @@ def file_symbols(tree: Tree, source: bytes, language: str) -> FileSymbols:
     _collect(compiled, tree.root_node, 0, found)
     # Items inside macro calls (Rust's cfg_rt! { impl Builder {...} }), parsed where they stand
     # as the chunker parses them: their offsets shifted to the file's.
-    for inner, shift in macro_body_trees(tree, language):
+    if bodies is None:
+        bodies = macro_bodies(tree, language)
+    for inner, shift in bodies.values():
         _collect(compiled, inner.root_node, shift, found)
     fallback = QUERIES[language].fallback
     if not found_definitions and not reference_keys and not fallback:
