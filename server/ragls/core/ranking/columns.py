@@ -230,29 +230,37 @@ class Interner:
     def families_of(self, numbers: IntArray) -> IntArray:
         """The language family of each value in ``numbers`` read as a path (:func:`family_code`;
         NO_FAMILY for NONE), derived once per value."""
-        self._families = self._with_room(self._families)
-        shifted = numbers + 1  # NONE (-1) reads entry 0
-        codes = self._families[shifted]
-        unknown = codes == UNKNOWN
-        if unknown.any():
-            for number in set(numbers[unknown].tolist()):
-                self._families[number + 1] = family_code(self.values[number])
-            codes = self._families[shifted]
+        self._families, codes = self._derived(
+            self._families, numbers, lambda number: family_code(self.values[number])
+        )
         return codes
 
     def roles_of(self, numbers: IntArray) -> IntArray:
         """The role number of each value in ``numbers`` read as a path (:data:`SOURCE_CODE` for
         source, the empty path and NONE), derived for any value not derived yet (a value that
         is not a file's, a file whose generated mark changed)."""
-        self._roles = self._with_room(self._roles)
-        shifted = numbers + 1  # NONE (-1) reads entry 0
-        codes = self._roles[shifted]
+        self._roles, codes = self._derived(
+            self._roles,
+            numbers,
+            lambda number: _role_code(self.values[number], number in self._generated),
+        )
+        return codes
+
+    def _derived(
+        self, table: IntArray, numbers: IntArray, derive: Callable[[int], int]
+    ) -> tuple[IntArray, IntArray]:
+        """(``table`` grown to every value, the entries of ``numbers`` in it): a table of
+        something derived from each value, at the value's number + 1 (NONE reads entry 0),
+        UNKNOWN until ``derive`` gives it for a value a caller asks about."""
+        table = self._with_room(table)
+        shifted = numbers + 1
+        codes = table[shifted]
         unknown = codes == UNKNOWN
         if unknown.any():
             for number in set(numbers[unknown].tolist()):
-                self._roles[number + 1] = _role_code(self.values[number], number in self._generated)
-            codes = self._roles[shifted]
-        return codes
+                table[number + 1] = derive(number)
+            codes = table[shifted]
+        return table, codes
 
 
 def family_code(path: str) -> int:
