@@ -19,6 +19,12 @@ public class Library {
         void overdue(Loan loan);
     }
 
+    public @interface Audited {
+        enum Level { LOW, HIGH }
+
+        Level level() default Level.LOW;
+    }
+
     private final List<Book> books = new ArrayList<>();
     private final List<Loan> loans = new ArrayList<>();
     private final Notifier notifier;

@@ -55,6 +55,12 @@ impl Store {
     }
 }
 
+macro_rules! entry {
+    ($store:expr, $key:expr) => {
+        $store.get($key).unwrap_or_default()
+    };
+}
+
 impl Snapshot for Store {
     fn snapshot(&self) -> Vec<(String, String)> {
         self.entries.iter().map(|(k, v)| (k.clone(), v.clone())).collect()

@@ -35,6 +35,7 @@ SYMBOL_KINDS: Mapping[str, str] = MappingProxyType(
         "class_specifier": "class",
         "class": "class",
         "interface_declaration": "interface",
+        "annotation_type_declaration": "annotation",  # Java's @interface
         "trait_declaration": "trait",
         "trait_item": "trait",
         "struct_item": "struct",
@@ -64,12 +65,15 @@ SYMBOL_KINDS: Mapping[str, str] = MappingProxyType(
         "constructor_declaration": "method",
         "method": "method",
         "singleton_method": "method",
+        # macros
+        "macro_definition": "macro",  # Rust's macro_rules!
     }
 )
 
 CONTAINER_KINDS: frozenset[str] = frozenset(
     (
         "actor",
+        "annotation",
         "class",
         "describe",
         "enum",
