@@ -17,6 +17,11 @@ typedef struct {
 
 enum mode { MODE_READ, MODE_WRITE };
 
+union word {
+    uint32_t value;
+    unsigned char bytes[4];
+};
+
 static const status OK = {0, "ok"};
 
 static int grow(struct buffer *buffer, size_t needed)

@@ -35,11 +35,31 @@ namespace Shop.Orders
         }
 
         public override string ToString() => $"{Amount:0.00} {Currency}";
+
+        public static Money operator +(Money left, Money right)
+        {
+            return new Money(left.Amount + right.Amount, left.Currency);
+        }
+
+        public static explicit operator decimal(Money money)
+        {
+            return money.Amount;
+        }
     }
 
     public class Order
     {
         private readonly List<OrderLine> _lines = new();
+
+        public OrderLine this[int index]
+        {
+            get { return _lines[index]; }
+        }
+
+        ~Order()
+        {
+            _lines.Clear();
+        }
 
         public Guid Id { get; } = Guid.NewGuid();
         public OrderStatus Status { get; private set; } = OrderStatus.Pending;

@@ -44,6 +44,7 @@ SYMBOL_KINDS: Mapping[str, str] = MappingProxyType(
         "enum_declaration": "enum",
         "enum_item": "enum",
         "enum_specifier": "enum",
+        "union_specifier": "union",
         "record_declaration": "class",
         "impl_item": "impl",
         "mod_item": "module",
@@ -212,7 +213,22 @@ GRAMMARS: Mapping[str, Grammar] = MappingProxyType(
         "bash": Grammar("tree_sitter_bash"),
         "c": Grammar("tree_sitter_c"),
         "cpp": Grammar("tree_sitter_cpp"),
-        "csharp": Grammar("tree_sitter_c_sharp"),
+        "csharp": Grammar(
+            "tree_sitter_c_sharp",
+            kinds={
+                **SYMBOL_KINDS,
+                "conversion_operator_declaration": "method",
+                "destructor_declaration": "method",
+                "indexer_declaration": "method",
+                "operator_declaration": "method",
+            },
+            rules={
+                "conversion_operator_declaration": "csharp_operator",
+                "destructor_declaration": "csharp_operator",
+                "indexer_declaration": "csharp_operator",
+                "operator_declaration": "csharp_operator",
+            },
+        ),
         "dart": Grammar(
             "tree_sitter_dart",
             kinds={

@@ -91,6 +91,22 @@ def string_name(node: Node, kind: str) -> Found | None:
     return None
 
 
+# -- C# --------------------------------------------------------------------------------------
+
+
+def csharp_operator(node: Node, kind: str) -> Found | None:
+    """C# members named by what they are: ``operator +``, ``operator decimal`` (a conversion),
+    ``this[]`` (an indexer), ``~Order`` (a finalizer)."""
+    if node.type == "indexer_declaration":
+        return _found(node, kind, "this[]")
+    if node.type == "destructor_declaration":
+        name = text(node.child_by_field_name("name"))
+        return _found(node, kind, "~" + name if name else "")
+    field = "operator" if node.type == "operator_declaration" else "type"
+    operator = text(node.child_by_field_name(field))
+    return _found(node, kind, "operator " + operator if operator else "")
+
+
 # -- JavaScript and TypeScript -------------------------------------------------------------
 
 
@@ -444,6 +460,7 @@ def julia_test(node: Node, kind: str) -> Found | None:
 
 RULES: Mapping[str, Rule] = MappingProxyType(
     {
+        "csharp_operator": csharp_operator,
         "dart_declaration": dart_declaration,
         "dart_signature": dart_signature,
         "elixir_call": elixir_call,

@@ -100,7 +100,7 @@ def _symbol_of(node: Node, grammar: Grammar) -> Found | None:
         return RULES[rule](node, kind)
     if not kind:
         return None
-    if kind in ("struct", "enum") and node.child_by_field_name("body") is None:
+    if kind in ("struct", "enum", "union") and node.child_by_field_name("body") is None:
         return None  # a C "struct foo x;" mention, not a definition
     name = _name_of(node, grammar)
     return Found(node, kind, name, node) if name else None

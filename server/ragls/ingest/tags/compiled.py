@@ -36,7 +36,14 @@ Role = tuple[bool, str, str, int]
 NO_ROLE = (False, "", "", -1)
 _CAPTURE = re.compile(rb"@([\w.-]+)")
 # Node types a name can have that extract._text names otherwise than by their text.
-NAMED_OTHERWISE = ("operator_cast", "companion_object")
+NAMED_OTHERWISE = (
+    "operator_cast",
+    "companion_object",
+    "operator_declaration",
+    "conversion_operator_declaration",
+    "indexer_declaration",
+    "destructor_declaration",
+)
 
 
 class CompiledQuery:

@@ -187,6 +187,20 @@ def _text(node: Node) -> str:
         return f"operator {_text(cast)}" if cast is not None else ""
     if node.type == "companion_object":  # Kotlin's unnamed `companion object`
         return "Companion"
+    # C#'s members named by what they are, as the chunker names them
+    # (ragls.ingest.chunking.symbol_rules.csharp_operator): `operator +`, `operator decimal`,
+    # `this[]`, `~Order`.
+    if node.type == "operator_declaration":
+        operator = node.child_by_field_name("operator")
+        return f"operator {_text(operator)}" if operator is not None else ""
+    if node.type == "conversion_operator_declaration":
+        cast = node.child_by_field_name("type")
+        return f"operator {_text(cast)}" if cast is not None else ""
+    if node.type == "indexer_declaration":
+        return "this[]"
+    if node.type == "destructor_declaration":
+        name = node.child_by_field_name("name")
+        return f"~{_text(name)}" if name is not None else ""
     return node.text.decode("utf-8", "replace") if node.text else ""
 
 

@@ -11,7 +11,10 @@
 (delegate_declaration name: (identifier) @name) @definition.type
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
-(destructor_declaration name: (identifier) @name) @definition.method
+(destructor_declaration) @name @definition.method
+(operator_declaration) @name @definition.method
+(conversion_operator_declaration) @name @definition.method
+(indexer_declaration) @name @definition.method
 (property_declaration name: (identifier) @name) @definition.property
 (event_declaration name: (identifier) @name) @definition.property
 (field_declaration (variable_declaration (variable_declarator name: (identifier) @name))) @definition.field
