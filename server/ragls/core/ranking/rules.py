@@ -120,8 +120,9 @@ ROLES: tuple[Role, ...] = (
             + r"|(?:^|/)(?:test_[^/]*|conftest\.py)$"
             # foo_test.go, foo.spec.ts, and C++'s foo_unittest.cc / foo_browsertest.cc
             + r"|(?i:(?:^|/|[_.-])(?:unit|browser|integration)?(?:tests?|spec|specs)\.[a-z0-9]+)$"
-            # Perl's t/*.t, Bats scripts, Erlang's Common Test suites
-            + r"|\.(?:t|bats)$|_SUITE\.erl$"
+            # Perl's t/*.t, Bats scripts, Erlang's Common Test suites, Gherkin scenarios
+            # (Cucumber, Behat, SpecFlow, behave) and Cucumber's step definitions
+            + r"|\.(?:t|bats|feature)$|_SUITE\.erl$|(?:^|/)step_definitions/"
             + r"|(?:[a-z0-9]|UI)(?:Tests?|Spec|Specs|IT)"
             r"\.(?:java|kt|kts|swift|php|cs|scala|groovy|hs|m|mm|dart|cpp|cc)$"
         ),
