@@ -65,6 +65,10 @@ ROLES: tuple[Role, ...] = (
                 "gmock",
                 # C projects' copies of their dependencies (redis's deps/jemalloc, deps/lua)
                 "deps",
+                # copies kept beside the code: spdlog's fmt/bundled, pip's _vendor
+                "_?bundled",
+                "_vendor",
+                "vendored",
             )
         ),
         # Not "bundled" (what a bundler does to the project's own modules) nor "third".
