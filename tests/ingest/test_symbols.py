@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ragls.ingest.chunking.c_macros import without_declaration_macros
 from ragls.ingest.chunking.chunker import NormalizedDocumentChunker
 from ragls.ingest.chunking.code_chunker import CodeChunker
 from ragls.ingest.chunking.grammars import GRAMMARS
@@ -208,6 +209,38 @@ def test_rust_items_inside_macro_calls_are_symbols_on_their_own_lines() -> None:
     assert ("Builder.build", "method", 4, 6) in found
     assert {symbol for symbol, *_ in found} >= {"Builder", "Builder.build", "Builder.seed"}
     assert next(last for symbol, _, _, last in found if symbol == "Builder.seed") == 9
+
+
+def test_cpp_declarations_behind_export_and_inline_macros_are_symbols() -> None:
+    """``class SPDLOG_API logger`` read as a function named ``logger`` and everything after it
+    as errors; the file is parsed again without such macros, and only where they stand as
+    declaration macros (a macro call, a value and a directive keep theirs)."""
+    source = (
+        '#define SPDLOG_API __attribute__((visibility("default")))\n'
+        "namespace spdlog {\n"
+        "class SPDLOG_API logger {\n"
+        "public:\n"
+        "    void log(int level) SPDLOG_NOEXCEPT {\n"
+        "        SPDLOG_TRY_CALL(sink(level));\n"
+        "    }\n"
+        "    int level() const { return SPDLOG_LEVEL_INFO; }\n"
+        "};\n"
+        "SPDLOG_INLINE void flush_all(logger &l) {\n"
+        "    l.log(0);\n"
+        "}\n"
+        "}\n"
+    )
+    assert symbols(source, "cpp") >= {
+        ("spdlog.logger", "class"),
+        ("spdlog.logger.log", "method"),
+        ("spdlog.logger.level", "method"),
+        ("spdlog.flush_all", "function"),
+    }
+    blanked = without_declaration_macros(source.encode())
+    assert len(blanked) == len(source.encode())
+    assert b"class            logger" in blanked and b"SPDLOG_TRY_CALL(" in blanked
+    assert b"return SPDLOG_LEVEL_INFO;" in blanked and blanked.startswith(b"#define SPDLOG_API")
+    assert b"     void flush_all" in blanked
 
 
 def test_nameless_definitions_are_searched_inside() -> None:

@@ -29,7 +29,7 @@ from ragls.ingest.chunking.units import markdown_units, paragraph_units
 from ragls.ingest.formats import DocumentFormat
 from ragls.ingest.tags.extract import file_symbols, has_tags
 
-CHUNKER_VERSION = "5"
+CHUNKER_VERSION = "6"
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
+from ragls.ingest.chunking.c_macros import parse_c_family
 from ragls.ingest.chunking.grammars import FUNCTION_CONTAINERS, GRAMMARS, NAME_TYPES, Grammar
 from ragls.ingest.chunking.symbol_rules import RULES, Found
 from ragls.ingest.chunking.symbol_rules import text as node_text
@@ -193,8 +194,30 @@ def macro_bodies(tree: Tree, language: str) -> MacroBodies:
 
 
 def parse(source: bytes, language: str) -> Tree:
-    """``source`` parsed with ``language``'s grammar (this thread's parser)."""
-    return _parser(language).parse(source)
+    """``source`` parsed with ``language``'s grammar (this thread's parser); C and C++ again
+    without their declaration macros when that parses with fewer errors
+    (:mod:`ragls.ingest.chunking.c_macros`)."""
+    parser = _parser(language)
+    if language in _C_FAMILY:
+        return parse_c_family(source, parser.parse, _error_count)
+    return parser.parse(source)
+
+
+_C_FAMILY = frozenset(("c", "cpp"))
+
+
+def _error_count(tree: Tree) -> int:
+    """How many error and missing nodes ``tree`` holds, looking only along the paths that lead
+    to one (an error node counts once, whatever it holds)."""
+    count = 0
+    pending = [tree.root_node]
+    while pending:
+        node = pending.pop()
+        if node.type == "ERROR" or node.is_missing:
+            count += 1
+            continue
+        pending.extend(child for child in node.children if child.has_error)
+    return count
 
 
 def code_units(
