@@ -113,6 +113,8 @@ ROLES_ONLY = RankingWeights(roles=2.0)
         ("jq.1.prebuilt", "docs"),
         ("docs/manual.mld", "docs"),
         ("koin-core/api/koin-core.api", "generated"),
+        ("priv/static/phoenix.cjs.js", "generated"),
+        ("lib/phoenix/static.ex", None),
         ("coil-core/api/coil-core.klib.api", "generated"),
         ("src/api/user.api", None),
         (".github/workflows/ci.yml", "ci"),

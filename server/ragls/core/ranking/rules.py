@@ -47,7 +47,10 @@ ROLES: tuple[Role, ...] = (
             r"|\.freezed\.dart|\.min\.(?:js|css)|\.designer\.cs|_generated\.[a-z]+|\.gen\.[a-z]+)$)"
             # Kotlin's binary-compatibility dumps: every public signature, written by a tool
             r"|(?:^|/)(?P<module>[^/]+)/api/(?P=module)(?:\.klib)?\.api$"
-            r"|" + _dirs("generated", "__generated__", "gen", "docsets?", "\\.docc")
+            r"|"
+            + _dirs("generated", "__generated__", "gen", "docsets?", "\\.docc")
+            # Phoenix's (Elixir's) compiled static assets: the bundled JavaScript of assets/
+            + r"|(?:^|/)priv/static/"
         ),
         frozenset(("generated", "codegen")),
     ),
