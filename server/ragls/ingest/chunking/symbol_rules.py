@@ -94,17 +94,33 @@ def string_name(node: Node, kind: str) -> Found | None:
 # -- C# --------------------------------------------------------------------------------------
 
 
-def csharp_operator(node: Node, kind: str) -> Found | None:
-    """C# members named by what they are: ``operator +``, ``operator decimal`` (a conversion),
-    ``this[]`` (an indexer), ``~Order`` (a finalizer)."""
+CSHARP_NAMED_MEMBERS = frozenset(
+    (
+        "conversion_operator_declaration",
+        "destructor_declaration",
+        "indexer_declaration",
+        "operator_declaration",
+    )
+)
+
+
+def csharp_member_name(node: Node) -> str:
+    """The name of a C# member of :data:`CSHARP_NAMED_MEMBERS`, by what it is: ``operator +``,
+    ``operator decimal`` (a conversion), ``this[]`` (an indexer), ``~Order`` (a finalizer); the
+    chunks and the symbol index (``ragls.ingest.tags.extract``) both name them so."""
     if node.type == "indexer_declaration":
-        return _found(node, kind, "this[]")
+        return "this[]"
     if node.type == "destructor_declaration":
         name = text(node.child_by_field_name("name"))
-        return _found(node, kind, "~" + name if name else "")
+        return "~" + name if name else ""
     field = "operator" if node.type == "operator_declaration" else "type"
     operator = text(node.child_by_field_name(field))
-    return _found(node, kind, "operator " + operator if operator else "")
+    return "operator " + operator if operator else ""
+
+
+def csharp_operator(node: Node, kind: str) -> Found | None:
+    """A C# member named by :func:`csharp_member_name`."""
+    return _found(node, kind, csharp_member_name(node))
 
 
 # -- JavaScript and TypeScript -------------------------------------------------------------

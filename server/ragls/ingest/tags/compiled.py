@@ -22,6 +22,7 @@ from pathlib import Path
 from tree_sitter import Language, Node, Query
 
 from ragls.ingest.chunking.grammars import GRAMMARS
+from ragls.ingest.chunking.symbol_rules import CSHARP_NAMED_MEMBERS
 from ragls.ingest.chunking.symbols import grammar_language
 from ragls.ingest.tags.languages import QUERIES
 
@@ -36,14 +37,7 @@ Role = tuple[bool, str, str, int]
 NO_ROLE = (False, "", "", -1)
 _CAPTURE = re.compile(rb"@([\w.-]+)")
 # Node types a name can have that extract._text names otherwise than by their text.
-NAMED_OTHERWISE = (
-    "operator_cast",
-    "companion_object",
-    "operator_declaration",
-    "conversion_operator_declaration",
-    "indexer_declaration",
-    "destructor_declaration",
-)
+NAMED_OTHERWISE = ("operator_cast", "companion_object", *sorted(CSHARP_NAMED_MEMBERS))
 
 
 class CompiledQuery:

@@ -30,6 +30,7 @@ from array import array
 from tree_sitter import Node, QueryCursor, Tree
 
 from ragls.core.symbols import NO_SYMBOLS, Definition, FileSymbols
+from ragls.ingest.chunking.symbol_rules import CSHARP_NAMED_MEMBERS, csharp_member_name
 from ragls.ingest.chunking.symbols import MacroBodies, macro_bodies
 from ragls.ingest.tags.compiled import (
     NO_ROLE,
@@ -187,20 +188,8 @@ def _text(node: Node) -> str:
         return f"operator {_text(cast)}" if cast is not None else ""
     if node.type == "companion_object":  # Kotlin's unnamed `companion object`
         return "Companion"
-    # C#'s members named by what they are, as the chunker names them
-    # (ragls.ingest.chunking.symbol_rules.csharp_operator): `operator +`, `operator decimal`,
-    # `this[]`, `~Order`.
-    if node.type == "operator_declaration":
-        operator = node.child_by_field_name("operator")
-        return f"operator {_text(operator)}" if operator is not None else ""
-    if node.type == "conversion_operator_declaration":
-        cast = node.child_by_field_name("type")
-        return f"operator {_text(cast)}" if cast is not None else ""
-    if node.type == "indexer_declaration":
-        return "this[]"
-    if node.type == "destructor_declaration":
-        name = node.child_by_field_name("name")
-        return f"~{_text(name)}" if name is not None else ""
+    if node.type in CSHARP_NAMED_MEMBERS:  # `operator +`, `this[]`, `~Order`, as chunks say
+        return csharp_member_name(node)
     return node.text.decode("utf-8", "replace") if node.text else ""
 
 
