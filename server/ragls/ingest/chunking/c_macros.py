@@ -12,8 +12,9 @@ where it is) the upper-case names with an underscore that stand where only such 
 between ``class``/``struct``/``union`` and the name, first on a line before a declaration, or
 after a signature's closing parenthesis. A name followed by ``(`` (a macro call) or used as a
 value is left alone, as is every preprocessor line. :func:`parse_c_family` parses the blanked
-text only when the file did not parse cleanly, and keeps that tree only when it holds fewer
-errors; names are never blanked, so the symbols read from either tree are the file's own.
+text only when the file did not parse cleanly and such a macro stands at or shortly before its
+first error, and keeps that tree only when it holds fewer errors; names are never blanked, so
+the symbols read from either tree are the file's own.
 """
 
 from __future__ import annotations
@@ -46,11 +47,10 @@ def declaration_macros(source: bytes) -> list[tuple[int, int]]:
     return sorted(span for span in found if not _inside(directives, span[0]))
 
 
-def without_declaration_macros(source: bytes, spans: list[tuple[int, int]] | None = None) -> bytes:
-    """``source`` with the declaration macros described in the module doc (or ``spans``)
-    blanked."""
+def without_declaration_macros(source: bytes) -> bytes:
+    """``source`` with the declaration macros described in the module doc blanked."""
     blanked = bytearray(source)
-    for start, end in declaration_macros(source) if spans is None else spans:
+    for start, end in declaration_macros(source):
         blanked[start:end] = b" " * (end - start)
     return bytes(blanked)
 
@@ -69,8 +69,9 @@ def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
 def parse_c_family(
     source: bytes, parse: Callable[[bytes], Tree], errors: Callable[[Tree], int]
 ) -> Tree:
-    """``source`` parsed by ``parse``; when that tree has errors, the parse of the text without
-    its declaration macros if that one has fewer (``errors`` counts them)."""
+    """``source`` parsed by ``parse``; when that tree has errors and a declaration macro stands
+    within :data:`_NEAR` bytes before the first one (or inside it), the parse of the text
+    without its declaration macros if that one has fewer (``errors`` counts them)."""
     tree = parse(source)
     if not tree.root_node.has_error:
         return tree
