@@ -38,6 +38,10 @@ _TEST_WORDS = frozenset(
     "mock mocks fixture fixtures snapshot snapshots e2e".split()
 )
 
+# What asks for documentation and for the code beside it (a docs site's own code). Not "doc":
+# "doc comments" are the code's.
+_DOCS_WORDS = frozenset("docs documentation documented readme guide tutorial manual".split())
+
 ROLES: tuple[Role, ...] = (
     Role(
         "generated",
@@ -231,8 +235,7 @@ ROLES: tuple[Role, ...] = (
             r"|(?i:(?:^|/)(?:changelog|changes|history|news|authors|contributing|license|notice)"
             r"(?:\.[a-z]+)?$)"
         ),
-        # Not "doc": "doc comments" are the code's.
-        frozenset("docs documentation documented readme changelog guide tutorial manual".split()),
+        _DOCS_WORDS | {"changelog"},
     ),
     Role(
         # Code in a documentation folder: the docs site's build scripts, its Sphinx conf.py,
@@ -242,7 +245,7 @@ ROLES: tuple[Role, ...] = (
         "docs-code",
         0.6,
         re.compile(r"(?i:(?:^|/)(?:docs?|documentation)/)"),
-        frozenset("docs documentation documented readme guide tutorial manual".split()),
+        _DOCS_WORDS,
     ),
 )
 SOURCE = "source"
